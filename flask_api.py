@@ -1,0 +1,1060 @@
+"""flask_api: a browsable web API for Flask, in one file.
+
+Views return lists and dicts; content negotiation renders them as JSON for API
+clients and as a browsable HTML page for people::
+
+    from flask_api import FlaskAPI, status
+    app = FlaskAPI(__name__)
+
+    @app.route("/")
+    def hello():
+        return {"hello": "world"}, status.HTTP_200_OK
+
+Drop this file into a project, or ``pip install`` it. It replaces the older
+Flask-API 3.x package: ``from flask_api.exceptions import NotFound`` still works.
+"""
+
+import functools
+import importlib
+import inspect
+import io
+import json
+import re
+import sys
+import types
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from urllib.parse import parse_qsl, urlsplit
+
+from flask import Flask, Request, Response, current_app, request
+from flask import json as flask_json
+from markupsafe import Markup
+from werkzeug.datastructures import MultiDict
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+from werkzeug.http import HTTP_STATUS_CODES, parse_list_header, parse_options_header
+
+try:  # optional: Markdown for view docstrings on the browsable page
+    import markdown as _markdown_lib
+except ImportError:  # pragma: no cover - exercised by the no-markdown matrix run
+    _markdown_lib = None
+
+__version__ = "4.0.0"
+__all__ = [
+    "FlaskAPI", "APIRequest", "APIResponse", "set_parsers", "set_renderers", "status",
+    "APIException", "ParseError", "AuthenticationFailed", "NotAuthenticated",
+    "PermissionDenied", "NotFound", "MethodNotAllowed", "NotAcceptable",
+    "UnsupportedMediaType", "Throttled", "MediaType", "parse_accept_header",
+    "BaseParser", "JSONParser", "URLEncodedParser", "MultiPartParser",
+    "BaseRenderer", "JSONRenderer", "HTMLRenderer", "BrowsableAPIRenderer",
+]
+
+
+# ---------------------------------------------------------------------------
+# Status codes
+# ---------------------------------------------------------------------------
+
+HTTP_100_CONTINUE = 100
+HTTP_101_SWITCHING_PROTOCOLS = 101
+HTTP_102_PROCESSING = 102
+HTTP_103_EARLY_HINTS = 103
+HTTP_200_OK = 200
+HTTP_201_CREATED = 201
+HTTP_202_ACCEPTED = 202
+HTTP_203_NON_AUTHORITATIVE_INFORMATION = 203
+HTTP_204_NO_CONTENT = 204
+HTTP_205_RESET_CONTENT = 205
+HTTP_206_PARTIAL_CONTENT = 206
+HTTP_207_MULTI_STATUS = 207
+HTTP_208_ALREADY_REPORTED = 208
+HTTP_226_IM_USED = 226
+HTTP_300_MULTIPLE_CHOICES = 300
+HTTP_301_MOVED_PERMANENTLY = 301
+HTTP_302_FOUND = 302
+HTTP_303_SEE_OTHER = 303
+HTTP_304_NOT_MODIFIED = 304
+HTTP_305_USE_PROXY = 305
+HTTP_306_RESERVED = 306
+HTTP_307_TEMPORARY_REDIRECT = 307
+HTTP_308_PERMANENT_REDIRECT = 308
+HTTP_400_BAD_REQUEST = 400
+HTTP_401_UNAUTHORIZED = 401
+HTTP_402_PAYMENT_REQUIRED = 402
+HTTP_403_FORBIDDEN = 403
+HTTP_404_NOT_FOUND = 404
+HTTP_405_METHOD_NOT_ALLOWED = 405
+HTTP_406_NOT_ACCEPTABLE = 406
+HTTP_407_PROXY_AUTHENTICATION_REQUIRED = 407
+HTTP_408_REQUEST_TIMEOUT = 408
+HTTP_409_CONFLICT = 409
+HTTP_410_GONE = 410
+HTTP_411_LENGTH_REQUIRED = 411
+HTTP_412_PRECONDITION_FAILED = 412
+HTTP_413_REQUEST_ENTITY_TOO_LARGE = 413
+HTTP_414_REQUEST_URI_TOO_LONG = 414
+HTTP_415_UNSUPPORTED_MEDIA_TYPE = 415
+HTTP_416_REQUESTED_RANGE_NOT_SATISFIABLE = 416
+HTTP_417_EXPECTATION_FAILED = 417
+HTTP_418_IM_A_TEAPOT = 418
+HTTP_421_MISDIRECTED_REQUEST = 421
+HTTP_422_UNPROCESSABLE_ENTITY = 422
+HTTP_423_LOCKED = 423
+HTTP_424_FAILED_DEPENDENCY = 424
+HTTP_425_TOO_EARLY = 425
+HTTP_426_UPGRADE_REQUIRED = 426
+HTTP_428_PRECONDITION_REQUIRED = 428
+HTTP_429_TOO_MANY_REQUESTS = 429
+HTTP_431_REQUEST_HEADER_FIELDS_TOO_LARGE = 431
+HTTP_451_UNAVAILABLE_FOR_LEGAL_REASONS = 451
+HTTP_500_INTERNAL_SERVER_ERROR = 500
+HTTP_501_NOT_IMPLEMENTED = 501
+HTTP_502_BAD_GATEWAY = 502
+HTTP_503_SERVICE_UNAVAILABLE = 503
+HTTP_504_GATEWAY_TIMEOUT = 504
+HTTP_505_HTTP_VERSION_NOT_SUPPORTED = 505
+HTTP_506_VARIANT_ALSO_NEGOTIATES = 506
+HTTP_507_INSUFFICIENT_STORAGE = 507
+HTTP_508_LOOP_DETECTED = 508
+HTTP_509_BANDWIDTH_LIMIT_EXCEEDED = 509
+HTTP_510_NOT_EXTENDED = 510
+HTTP_511_NETWORK_AUTHENTICATION_REQUIRED = 511
+
+
+def is_informational(code: int) -> bool:
+    """True for 1xx codes."""
+    return 100 <= code <= 199
+
+
+def is_success(code: int) -> bool:
+    """True for 2xx codes."""
+    return 200 <= code <= 299
+
+
+def is_redirect(code: int) -> bool:
+    """True for 3xx codes."""
+    return 300 <= code <= 399
+
+
+def is_client_error(code: int) -> bool:
+    """True for 4xx codes."""
+    return 400 <= code <= 499
+
+
+def is_server_error(code: int) -> bool:
+    """True for 5xx codes."""
+    return 500 <= code <= 599
+
+
+# ---------------------------------------------------------------------------
+# Exceptions
+# ---------------------------------------------------------------------------
+
+class APIException(Exception):
+    """An error that renders as ``{"detail": ...}`` with its ``status_code``."""
+
+    status_code = HTTP_500_INTERNAL_SERVER_ERROR
+    detail = "A server error occurred."  # type: Any
+
+    def __init__(self, detail: Any = None) -> None:
+        if detail is not None:
+            self.detail = detail
+        super().__init__(self.detail)
+
+    def __str__(self) -> str:
+        return str(self.detail)
+
+    def get_headers(self) -> Dict[str, str]:
+        """Extra response headers; subclasses such as `Throttled` add some."""
+        return {}
+
+
+class ParseError(APIException):
+    status_code = HTTP_400_BAD_REQUEST
+    detail = "Malformed request."
+
+
+class AuthenticationFailed(APIException):
+    status_code = HTTP_401_UNAUTHORIZED
+    detail = "Incorrect authentication credentials."
+
+
+class NotAuthenticated(APIException):
+    status_code = HTTP_401_UNAUTHORIZED
+    detail = "Authentication credentials were not provided."
+
+
+class PermissionDenied(APIException):
+    status_code = HTTP_403_FORBIDDEN
+    detail = "You do not have permission to perform this action."
+
+
+class NotFound(APIException):
+    status_code = HTTP_404_NOT_FOUND
+    detail = "This resource does not exist."
+
+
+class MethodNotAllowed(APIException):
+    status_code = HTTP_405_METHOD_NOT_ALLOWED
+    detail = "Request method is not allowed."
+
+
+class NotAcceptable(APIException):
+    status_code = HTTP_406_NOT_ACCEPTABLE
+    detail = "Could not satisfy the request Accept header."
+
+
+class UnsupportedMediaType(APIException):
+    status_code = HTTP_415_UNSUPPORTED_MEDIA_TYPE
+    detail = "Unsupported media type in the request Content-Type header."
+
+
+class Throttled(APIException):
+    status_code = HTTP_429_TOO_MANY_REQUESTS
+    detail = "Request was throttled."
+
+    def __init__(self, detail: Any = None, wait: Optional[int] = None) -> None:
+        self.wait = wait
+        if detail is None and wait is not None:
+            detail = "{} Expected available in {} seconds.".format(self.detail, wait)
+        super().__init__(detail)
+
+    def get_headers(self) -> Dict[str, str]:
+        return {} if self.wait is None else {"Retry-After": str(self.wait)}
+
+
+# ---------------------------------------------------------------------------
+# Media types and content negotiation
+# ---------------------------------------------------------------------------
+
+class MediaType:
+    """A parsed media type such as ``application/json; indent=4``."""
+
+    def __init__(self, media_type: str) -> None:
+        full_type, params = parse_options_header(media_type or "")
+        main_type, _, sub_type = full_type.partition("/")
+        self.main_type = main_type.strip().lower() or "*"
+        self.sub_type = sub_type.strip().lower() or "*"
+        self.params = {key.lower(): value for key, value in params.items()}
+
+    @property
+    def full_type(self) -> str:
+        return self.main_type + "/" + self.sub_type
+
+    @property
+    def quality(self) -> float:
+        """The ``q`` parameter clamped to 0..1; an unreadable one counts as 1."""
+        try:
+            return min(max(float(self.params.get("q", 1)), 0.0), 1.0)
+        except ValueError:
+            return 1.0
+
+    @property
+    def precedence(self) -> int:
+        """0 for ``*/*``, 1 for ``type/*``, 2 for ``type/sub``, 3 with parameters."""
+        if self.main_type == "*":
+            return 0
+        if self.sub_type == "*":
+            return 1
+        return 3 if any(key != "q" for key in self.params) else 2
+
+    def satisfies(self, other: "MediaType") -> bool:
+        """True if this type fits where ``other`` is asked for (wildcards either side)."""
+        for key, value in self.params.items():
+            if key != "q" and other.params.get(key) != value:
+                return False
+        if "*" not in (self.sub_type, other.sub_type) and self.sub_type != other.sub_type:
+            return False
+        return "*" in (self.main_type, other.main_type) or self.main_type == other.main_type
+
+    def __str__(self) -> str:
+        params = "".join("; {}={}".format(key, _quote(value))
+                         for key, value in self.params.items())
+        return self.full_type + params
+
+    def __repr__(self) -> str:
+        return "<MediaType {!r}>".format(str(self))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MediaType) and str(self) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+
+def _quote(value: str) -> str:
+    return value if re.match(r"^[\w.+-]+$", value) else '"{}"'.format(value.replace('"', '\\"'))
+
+
+@functools.lru_cache(maxsize=512)
+def parse_accept_header(accept: str) -> Tuple[MediaType, ...]:
+    """Parse an Accept header into media types, skipping entries without a ``/``."""
+    items = parse_list_header(accept or "")
+    return tuple(MediaType(item) for item in items if "/" in item.partition(";")[0])
+
+
+@functools.lru_cache(maxsize=64)
+def _media_type(value: str) -> MediaType:
+    return MediaType(value)
+
+
+def _best_match(offer: MediaType, accepted: Sequence[MediaType]) -> Optional[MediaType]:
+    """The most specific accepted range that ``offer`` satisfies (RFC 9110 12.5.1)."""
+    matches = [mt for mt in accepted if offer.satisfies(mt)]
+    if not matches:
+        return None
+    return max(matches, key=lambda mt: (mt.precedence, mt.quality))
+
+
+@functools.lru_cache(maxsize=1024)
+def _negotiate(renderers: Tuple["BaseRenderer", ...], accept: str,
+               url_format: Optional[str]) -> Optional[Tuple["BaseRenderer", MediaType]]:
+    """Pick (renderer, media type): quality, then specificity, then server order."""
+    if url_format:
+        for renderer in renderers:
+            if renderer.format == url_format:
+                return renderer, _media_type(renderer.media_type)
+        return None
+    accepted = parse_accept_header(accept)
+    if not accepted:
+        return renderers[0], _media_type(renderers[0].media_type)
+    best = None
+    for index, renderer in enumerate(renderers):
+        offer = _media_type(renderer.media_type)
+        match = _best_match(offer, accepted)
+        if match is None or match.quality == 0:
+            continue
+        rank = (match.quality, match.precedence, len(offer.params), -index)
+        if best is None or rank > best[0]:
+            chosen = match if match.precedence >= 2 else offer
+            best = (rank, renderer, chosen)
+    return None if best is None else (best[1], best[2])
+
+
+class DefaultNegotiation:
+    """Chooses a parser by Content-Type and a renderer by Accept (Flask-API 3.x name)."""
+
+    def select_parser(self, parsers: Sequence["BaseParser"]) -> Tuple["BaseParser", MediaType]:
+        content_type = _media_type(request.headers.get("Content-Type", ""))
+        for parser in parsers:
+            if _media_type(parser.media_type).satisfies(content_type):
+                return parser, content_type
+        raise UnsupportedMediaType(
+            "Unsupported media type \"{}\" in request.".format(content_type.full_type))
+
+    def select_renderer(self, renderers: Sequence["BaseRenderer"]
+                        ) -> Tuple["BaseRenderer", MediaType]:
+        override = current_app.config.get("URL_FORMAT_OVERRIDE")
+        url_format = request.args.get(override) if override else None
+        result = _negotiate(tuple(renderers), request.environ.get("HTTP_ACCEPT", ""), url_format)
+        if result is None:
+            raise NotAcceptable()
+        return result
+
+
+BaseNegotiation = DefaultNegotiation
+
+
+# ---------------------------------------------------------------------------
+# Parsers
+# ---------------------------------------------------------------------------
+
+class BaseParser:
+    """Turns a request body into data; subclasses set ``media_type`` and ``parse``.
+
+    A parser may raise ``ValueError``, ``UnicodeError`` or ``LookupError`` on bad
+    input: the request turns those into a `ParseError` (400).
+    """
+
+    media_type = None  # type: Optional[str]
+    #: True: ``parse`` gets the raw, unread request stream (large uploads);
+    #: False: a buffer of the body, so ``request.get_data()`` keeps working too.
+    streaming = False
+
+    def parse(self, stream: Any, media_type: MediaType, **options: Any) -> Any:
+        """Return the parsed data, or a ``(data, files)`` tuple."""
+        raise NotImplementedError("{}.parse() must be implemented".format(type(self).__name__))
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError("JSON does not allow " + name)
+
+
+class JSONParser(BaseParser):
+    """Any JSON value; NaN and Infinity, which JSON forbids, are rejected."""
+
+    media_type = "application/json"
+
+    def parse(self, stream: Any, media_type: MediaType, **options: Any) -> Any:
+        text = stream.read().decode(media_type.params.get("charset", "utf-8"))
+        return _json_loads(text, parse_constant=_reject_constant)
+
+
+class _FormParser(BaseParser):
+    """Forms go through werkzeug's form parser, which enforces Flask's size limits."""
+
+    streaming = True
+
+    def parse(self, stream: Any, media_type: MediaType, **options: Any) -> Any:
+        req = options.get("request") or request
+        parser = req.make_form_data_parser()
+        parser.silent = False  # a broken body is an error, not an empty form
+        _, form, files = parser.parse(stream, media_type.full_type,
+                                      options.get("content_length"), media_type.params)
+        return form, files
+
+
+class URLEncodedParser(_FormParser):
+    media_type = "application/x-www-form-urlencoded"
+
+
+class MultiPartParser(_FormParser):
+    media_type = "multipart/form-data"
+
+
+# ---------------------------------------------------------------------------
+# Renderers
+# ---------------------------------------------------------------------------
+
+class BaseRenderer:
+    """Turns data into a response body; subclasses set ``media_type`` and ``render``."""
+
+    media_type = None  # type: Optional[str]
+    charset = "utf-8"  # type: Optional[str]
+    format = None  # type: Optional[str]
+
+    def render(self, data: Any, media_type: MediaType, **options: Any) -> Any:
+        """Return the body as ``bytes`` or ``str``."""
+        raise NotImplementedError("{}.render() must be implemented".format(type(self).__name__))
+
+    @property
+    def content_type(self) -> str:
+        if self.charset:
+            return "{}; charset={}".format(self.media_type, self.charset)
+        return str(self.media_type)
+
+
+class JSONRenderer(BaseRenderer):
+    """JSON through the app's JSON provider; ``; indent=N`` in Accept indents (0 to 8)."""
+
+    media_type = "application/json"
+    charset = None  # JSON is always UTF-8 and has no charset parameter (RFC 8259)
+    format = "json"
+
+    def render(self, data: Any, media_type: MediaType, **options: Any) -> bytes:
+        indent = _indent(media_type.params.get("indent"))
+        separators = (",", ":") if indent is None else (",", ": ")
+        text = _json_dumps(data, indent=indent, separators=separators, ensure_ascii=False)
+        return text.encode("utf-8")
+
+
+def _indent(value: Optional[str]) -> Optional[int]:
+    try:
+        return None if value is None else min(max(int(value), 0), 8)
+    except ValueError:
+        return None
+
+
+class HTMLRenderer(BaseRenderer):
+    """Passes through HTML the view already rendered as a string."""
+
+    media_type = "text/html"
+    format = "html"
+
+    def render(self, data: Any, media_type: MediaType, **options: Any) -> Any:
+        return data
+
+
+def _json_dumps(data: Any, **kwargs: Any) -> str:
+    provider = getattr(current_app, "json", None)  # Flask 2.2+: the app's JSON provider
+    if provider is not None:
+        return provider.dumps(data, **kwargs)
+    return flask_json.dumps(data, **kwargs)  # older Flask: the app's json_encoder applies
+
+
+def _json_loads(text: str, **kwargs: Any) -> Any:
+    provider = getattr(current_app, "json", None)
+    if provider is not None:
+        return provider.loads(text, **kwargs)
+    return flask_json.loads(text, **kwargs)
+
+
+def _view_for_request() -> Any:
+    """The view function (or its ``MethodView`` class) that handles this request."""
+    view = current_app.view_functions.get(request.endpoint) if request.url_rule else None
+    return getattr(view, "view_class", view)
+
+
+def _view_name(view: Any) -> str:
+    """``NoteDetailView`` or ``note_detail`` becomes ``Note Detail``."""
+    name = re.sub(r"(?<=.)View$", "", getattr(view, "__name__", ""))
+    words = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name).replace("_", " ").split()
+    return " ".join(word[:1].upper() + word[1:] for word in words)
+
+
+@functools.lru_cache(maxsize=256)
+def _markdown(text: str) -> Optional[Markup]:
+    """The docstring as HTML when Markdown is installed; it is the developer's own text."""
+    return Markup(_markdown_lib.markdown(text)) if _markdown_lib and text else None
+
+
+_URL_RE = re.compile(r'(https?://[^\s"<>\\]+)')
+
+
+class BrowsableAPIRenderer(BaseRenderer):
+    """The HTML page a browser gets: the response, with forms to send more requests.
+
+    Replace the page with the ``template`` attribute of a subclass (a template
+    string), or name a template of the app in config ``BROWSABLE_API_TEMPLATE``;
+    either may ``{% extends base %}`` and override its blocks.
+    """
+
+    media_type = "text/html"
+    format = "api"
+    template = None  # type: Optional[str]
+
+    def render(self, data: Any, media_type: MediaType, **options: Any) -> str:
+        status = options.get("status") or HTTP_200_OK
+        return self.get_template().render(self.get_context(data, status, options.get("headers")))
+
+    def get_template(self) -> Any:
+        """The compiled page, made once per app; a template named in config wins."""
+        name = current_app.config.get("BROWSABLE_API_TEMPLATE")
+        if name:
+            return current_app.jinja_env.get_template(name)
+        return self._compiled(self.template) if self.template else self._compiled(_PAGE)
+
+    def _compiled(self, source: str) -> Any:
+        cache = current_app.extensions.setdefault("flask_api_templates", {})
+        if source not in cache:
+            cache[source] = current_app.jinja_env.from_string(source)
+        return cache[source]
+
+    def get_context(self, data: Any, status: int, headers: Any) -> Dict[str, Any]:
+        """Everything the page shows, computed here so the template stays logic-free."""
+        view = _view_for_request()
+        adapter = current_app.create_url_adapter(request)
+        allowed = adapter.allowed_methods() if request.url_rule else []
+        body = JSONRenderer().render(data, _media_type("application/json; indent=4"))
+        body = body.decode("utf-8")
+        doc = inspect.getdoc(view) or "" if view else ""
+        return {
+            "base": self._compiled(_PAGE),
+            "branding": current_app.config.get("BROWSABLE_API_BRANDING", "Flask API"),
+            "title": _view_name(view) or HTTP_STATUS_CODES.get(status, "Error"),
+            "description": doc,
+            "description_html": _markdown(doc),
+            "root_url": request.script_root + "/",
+            "breadcrumbs": self._breadcrumbs(adapter),
+            "method": request.method,
+            "path": request.full_path.rstrip("?"),
+            "status_line": "{} {}".format(status, HTTP_STATUS_CODES.get(status, "")),
+            "status_ok": is_success(status),
+            "headers": self._headers(allowed, headers),
+            "body": _link_parts(body),
+            "allowed": allowed,
+            "content": body if isinstance(data, dict) and request.method == "GET" else "",
+            "json_url": self._format_url("json"),
+        }
+
+    def _breadcrumbs(self, adapter: Any) -> List[Tuple[str, str]]:
+        """One link per path prefix that routes somewhere, ending with this page."""
+        crumbs = [("Home", request.script_root + "/")]
+        segments = [segment for segment in request.path.split("/") if segment]
+        for index, segment in enumerate(segments, 1):
+            path = "/" + "/".join(segments[:index]) + "/"
+            if index == len(segments):
+                path = request.path
+            elif not _routes(adapter, path):
+                continue
+            crumbs.append((segment, request.script_root + path))
+        return crumbs
+
+    def _headers(self, allowed: Iterable[str], headers: Any) -> List[Tuple[str, str]]:
+        """The headers an API client gets with this response."""
+        shown = [("Content-Type", "application/json"), ("Vary", "Accept")]
+        if allowed:
+            shown.insert(0, ("Allow", ", ".join(sorted(allowed))))
+        items = headers.items() if isinstance(headers, dict) else headers or []
+        return shown + [(str(name), str(value)) for name, value in items]
+
+    def _format_url(self, url_format: str) -> str:
+        override = current_app.config.get("URL_FORMAT_OVERRIDE") or "format"
+        args = [(k, v) for k, v in request.args.items(multi=True) if k != override]
+        query = "&".join("{}={}".format(k, v) for k, v in args + [(override, url_format)])
+        return request.script_root + request.path + "?" + query
+
+
+def _routes(adapter: Any, path: str) -> bool:
+    try:
+        return bool(adapter.test(path, "GET"))
+    except HTTPException:  # a redirect-to-slash is a route too, but not this one
+        return False
+
+
+def _link_parts(text: str) -> List[Tuple[str, bool]]:
+    """Split text into (part, is_url) pairs; the template links only the URL parts."""
+    parts = _URL_RE.split(text)
+    return [(part, index % 2 == 1) for index, part in enumerate(parts) if part]
+
+
+# ---------------------------------------------------------------------------
+# Request and response
+# ---------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=256)
+def _resolve(items: Tuple[Any, ...], source: str) -> Tuple[Any, ...]:
+    """Parser or renderer instances for classes, instances or dotted import strings."""
+    return tuple(_import(item, source)() if isinstance(item, str) else
+                 item() if isinstance(item, type) else item for item in items)
+
+
+def _import(dotted: str, source: str) -> Any:
+    module_name, _, name = dotted.rpartition(".")
+    try:
+        return getattr(importlib.import_module(module_name), name)
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise ImportError("Could not import '{}' for {}: {}".format(dotted, source, exc))
+
+
+def _app_setting(key: str) -> Tuple[Any, ...]:
+    return _resolve(tuple(current_app.config[key]), "setting '{}'".format(key))
+
+
+class APIRequest(Request):
+    """Flask's request, plus ``data`` parsed by Content-Type and the negotiation result."""
+
+    parser_classes = None  # type: Optional[Sequence[Any]]
+    renderer_classes = None  # type: Optional[Sequence[Any]]
+    accepted_renderer = None  # type: Optional[BaseRenderer]
+    accepted_media_type = None  # type: Optional[MediaType]
+
+    @property
+    def parsers(self) -> Tuple[BaseParser, ...]:
+        if self.parser_classes:
+            return _resolve(tuple(self.parser_classes), "set_parsers")
+        return _app_setting("DEFAULT_PARSERS")
+
+    @property
+    def renderers(self) -> Tuple[BaseRenderer, ...]:
+        if self.renderer_classes:
+            return _resolve(tuple(self.renderer_classes), "set_renderers")
+        return _app_setting("DEFAULT_RENDERERS")
+
+    @property
+    def data(self) -> Any:  # type: ignore[override]
+        """The body parsed by Content-Type, once, on first access."""
+        return self._parsed()[0]
+
+    @property
+    def form(self) -> MultiDict:  # type: ignore[override]
+        data = self._parsed()[0]
+        return data if isinstance(data, MultiDict) else MultiDict()
+
+    @property
+    def files(self) -> MultiDict:  # type: ignore[override]
+        return self._parsed()[1]
+
+    def _parsed(self) -> Tuple[Any, MultiDict]:
+        if "_api_parsed" not in self.__dict__:
+            self.__dict__["_api_parsed"] = self._parse()
+        return self.__dict__["_api_parsed"]
+
+    def _parse(self) -> Tuple[Any, MultiDict]:
+        if not self.content_length and "chunked" not in self.headers.get("Transfer-Encoding", ""):
+            return MultiDict(), MultiDict()
+        parser, media_type = DefaultNegotiation().select_parser(self.parsers)
+        limit = self.max_content_length
+        if limit is not None and (self.content_length or 0) > limit:
+            raise RequestEntityTooLarge()
+        stream = self.stream if parser.streaming else io.BytesIO(self.get_data(cache=True))
+        try:
+            result = parser.parse(stream, media_type, content_length=self.content_length,
+                                  request=self)
+        except (ValueError, LookupError, RecursionError) as exc:  # UnicodeError is a ValueError
+            raise ParseError() from exc
+        return result if isinstance(result, tuple) else (result, MultiDict())
+
+    def close(self) -> None:
+        """Close uploaded files along with the request."""
+        for _, upload in self.__dict__.get("_api_parsed", ({}, MultiDict()))[1].items(multi=True):
+            upload.close()
+        super().close()
+
+
+def _render(data: Any, status: int, headers: Any = None,
+            fallback: bool = False) -> Tuple[Any, str]:
+    """Render data for the current request; ``fallback`` uses the first renderer on a 406."""
+    renderers = request.renderers
+    try:
+        renderer, media_type = DefaultNegotiation().select_renderer(renderers)
+    except NotAcceptable:
+        if not fallback:
+            raise
+        renderer, media_type = renderers[0], _media_type(renderers[0].media_type)
+    request.accepted_renderer, request.accepted_media_type = renderer, media_type
+    return renderer.render(data, media_type, status=status, headers=headers), renderer.content_type
+
+
+class APIResponse(Response):
+    """Flask's response class; a list or dict as content is rendered by negotiation."""
+
+    def __init__(self, content: Any = None, *args: Any, **kwargs: Any) -> None:
+        if isinstance(content, (list, dict)):
+            status = kwargs.get("status") or HTTP_200_OK
+            content, kwargs["content_type"] = _render(content, _status_code(status))
+        super().__init__(content, *args, **kwargs)
+        if kwargs.get("content_type") and "Vary" not in self.headers:
+            self.headers["Vary"] = "Accept"
+
+
+def _status_code(status: Any) -> int:
+    return status if isinstance(status, int) else int(str(status).split()[0])
+
+
+# ---------------------------------------------------------------------------
+# The application and the decorators
+# ---------------------------------------------------------------------------
+
+_OVERRIDE_METHODS = frozenset(["POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+_OVERRIDE_MAX_BODY = 1024 * 1024
+
+
+class _FormMethodOverride:
+    """WSGI middleware so the browsable page's plain HTML form can send any method.
+
+    A same-origin urlencoded POST with a ``_method`` field becomes that method
+    before routing, and ``_content`` / ``_content_type`` become its body. A request
+    from another site passes through untouched: no foreign form can use this.
+    """
+
+    def __init__(self, wsgi_app: Any) -> None:
+        self.wsgi_app = wsgi_app
+
+    def __call__(self, environ: Dict[str, Any], start_response: Any) -> Any:
+        if (environ.get("REQUEST_METHOD") == "POST" and _same_origin(environ) and
+                environ.get("CONTENT_TYPE", "").startswith("application/x-www-form-urlencoded")):
+            _apply_override(environ)
+        return self.wsgi_app(environ, start_response)
+
+
+def _same_origin(environ: Dict[str, Any]) -> bool:
+    if environ.get("HTTP_SEC_FETCH_SITE", "none") not in ("same-origin", "none"):
+        return False
+    origin = environ.get("HTTP_ORIGIN")
+    return origin is None or _netloc(urlsplit(origin).netloc) == _netloc(
+        environ.get("HTTP_HOST", ""))
+
+
+def _netloc(netloc: str) -> str:
+    return re.sub(r":(80|443)$", "", netloc.lower())
+
+
+def _apply_override(environ: Dict[str, Any]) -> None:
+    try:
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return
+    if not 0 < length <= _OVERRIDE_MAX_BODY:
+        return
+    body = environ["wsgi.input"].read(length)
+    environ["wsgi.input"] = io.BytesIO(body)
+    fields = dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
+    method = fields.get("_method", "").upper()
+    if method not in _OVERRIDE_METHODS:
+        return
+    content_type = fields.get("_content_type") or "application/json"
+    content = fields.get("_content", "").encode("utf-8")
+    if content_type.startswith("multipart/form-data"):
+        from werkzeug.test import encode_multipart  # only this rare path needs it
+        pairs = parse_qsl(content.decode("utf-8"), keep_blank_values=True)
+        boundary, content = encode_multipart(MultiDict(pairs))
+        content_type = "multipart/form-data; boundary=" + boundary
+    environ.pop("wsgi.input_terminated", None)
+    environ.update({"REQUEST_METHOD": method, "CONTENT_TYPE": content_type,
+                    "CONTENT_LENGTH": str(len(content)), "wsgi.input": io.BytesIO(content)})
+
+
+def _split_result(rv: Any) -> Tuple[Any, Any, Any]:
+    """A view's return value as (body, status, headers), as Flask reads tuples."""
+    if not isinstance(rv, tuple) or len(rv) not in (2, 3):
+        return rv, None, None
+    if len(rv) == 3:
+        return rv
+    if isinstance(rv[1], (dict, list, tuple)) or hasattr(rv[1], "to_wsgi_list"):
+        return rv[0], None, rv[1]
+    return rv[0], rv[1], None
+
+
+class FlaskAPI(Flask):
+    """Flask, where views may return lists and dicts rendered by content negotiation."""
+
+    request_class = APIRequest
+    response_class = APIResponse
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.config.setdefault("DEFAULT_PARSERS", [JSONParser, URLEncodedParser, MultiPartParser])
+        self.config.setdefault("DEFAULT_RENDERERS", [JSONRenderer, BrowsableAPIRenderer])
+        self.config.setdefault("URL_FORMAT_OVERRIDE", "format")
+        self.config.setdefault("BROWSABLE_API_BRANDING", "Flask API")
+        self.register_error_handler(APIException, self.handle_api_exception)
+        self.register_error_handler(HTTPException, self.handle_api_exception)
+        self.wsgi_app = _FormMethodOverride(self.wsgi_app)  # type: ignore[method-assign]
+
+    def make_response(self, rv: Any) -> Response:
+        """Render a list or dict (alone or in a Flask tuple), then let Flask finish."""
+        body, status, headers = _split_result(rv)
+        if body is None and status is not None and _status_code(status) == HTTP_204_NO_CONTENT:
+            body = b""
+        elif isinstance(body, (list, dict)):
+            code = HTTP_200_OK if status is None else _status_code(status)
+            try:
+                body = self.render_response(body, code, headers)
+            except NotAcceptable as exc:  # raised after the view, so Flask has not handled it
+                return self.make_response(self.handle_user_exception(exc))
+        else:
+            return super().make_response(rv)
+        return super().make_response((body,) + rv[1:] if isinstance(rv, tuple) else body)
+
+    def render_response(self, data: Any, status: int, headers: Any = None,
+                        fallback: bool = False) -> Response:
+        """A response with ``data`` rendered by the negotiated renderer."""
+        body, content_type = _render(data, status, headers, fallback)
+        response = self.response_class(body, status=status, content_type=content_type)
+        response.headers["Vary"] = "Accept"
+        return response
+
+    def handle_api_exception(self, exc: Exception) -> Any:
+        """Render an `APIException` or werkzeug HTTP error as ``{"detail": ...}``."""
+        if isinstance(exc, HTTPException):
+            if exc.response is not None or exc.code is None:
+                return exc.response or exc
+            code, detail = exc.code, exc.description
+            headers = [(k, v) for k, v in exc.get_headers() if k.lower() != "content-type"]
+        else:
+            code, detail = exc.status_code, exc.detail  # type: ignore[attr-defined]
+            headers = list(exc.get_headers().items())  # type: ignore[attr-defined]
+        return self.render_response({"detail": detail}, code, headers, fallback=True), headers
+
+    def make_default_options_response(self) -> Response:
+        """OPTIONS: the ``Allow`` header, and a description of the view as data."""
+        allow = super().make_default_options_response().headers.get("Allow", "")
+        view = _view_for_request()
+        data = {
+            "name": _view_name(view),
+            "description": inspect.getdoc(view) or "" if view else "",
+            "renders": [renderer.media_type for renderer in request.renderers],
+            "parses": [parser.media_type for parser in request.parsers],
+        }
+        response = self.render_response(data, HTTP_200_OK, [("Allow", allow)])
+        response.headers["Allow"] = allow
+        return response
+
+
+def _per_view(attribute: str, classes: Sequence[Any]) -> Any:
+    if len(classes) == 1 and isinstance(classes[0], (list, tuple)):
+        classes = classes[0]
+    classes = tuple(classes)
+
+    def decorator(view: Any) -> Any:
+        @functools.wraps(view)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            setattr(request, attribute, classes)
+            return view(*args, **kwargs)
+        return wrapper
+    return decorator
+
+
+def set_parsers(*parsers: Any) -> Any:
+    """Decorator: the parsers for one view, as classes, or one list of them."""
+    return _per_view("parser_classes", parsers)
+
+
+def set_renderers(*renderers: Any) -> Any:
+    """Decorator: the renderers for one view, as classes, or one list of them."""
+    return _per_view("renderer_classes", renderers)
+
+
+# ---------------------------------------------------------------------------
+# Flask-API 3.x compatible sub-modules: flask_api.status, flask_api.exceptions, ...
+# ---------------------------------------------------------------------------
+
+class APISettings:
+    """The configured parser and renderer classes (Flask-API 3.x name)."""
+
+    def __init__(self, user_config: Optional[Dict[str, Any]] = None) -> None:
+        self.user_config = user_config or {}
+
+    def _classes(self, key: str, default: List[Any]) -> List[Any]:
+        items = self.user_config.get(key, default)
+        return [_import(item, "setting '{}'".format(key)) if isinstance(item, str) else item
+                for item in items]
+
+    @property
+    def DEFAULT_PARSERS(self) -> List[Any]:
+        return self._classes("DEFAULT_PARSERS", [JSONParser, URLEncodedParser, MultiPartParser])
+
+    @property
+    def DEFAULT_RENDERERS(self) -> List[Any]:
+        return self._classes("DEFAULT_RENDERERS", [JSONRenderer, BrowsableAPIRenderer])
+
+
+default_settings = APISettings()
+
+
+def _namespace(name: str, names: Iterable[str]) -> types.ModuleType:
+    module = types.ModuleType(__name__ + "." + name, "Flask-API 3.x compatible names.")
+    module.__dict__.update((n, globals()[n]) for n in names)
+    sys.modules[module.__name__] = module
+    return module
+
+
+status = _namespace("status", [n for n in list(globals()) if n.startswith(("HTTP_", "is_"))])
+exceptions = _namespace("exceptions", [
+    "APIException", "ParseError", "AuthenticationFailed", "NotAuthenticated", "PermissionDenied",
+    "NotFound", "MethodNotAllowed", "NotAcceptable", "UnsupportedMediaType", "Throttled"])
+mediatypes = _namespace("mediatypes", ["MediaType", "parse_accept_header"])
+negotiation = _namespace("negotiation", ["BaseNegotiation", "DefaultNegotiation"])
+parsers = _namespace("parsers", ["BaseParser", "JSONParser", "URLEncodedParser",
+                                 "MultiPartParser"])
+renderers = _namespace("renderers", ["BaseRenderer", "JSONRenderer", "HTMLRenderer",
+                                     "BrowsableAPIRenderer"])
+decorators = _namespace("decorators", ["set_parsers", "set_renderers"])
+settings = _namespace("settings", ["APISettings", "default_settings"])
+app = _namespace("app", ["FlaskAPI"])
+response = _namespace("response", ["APIResponse"])
+request_module = _namespace("request", ["APIRequest"])  # ``request`` is Flask's proxy here
+
+
+# ---------------------------------------------------------------------------
+# The browsable page. Autoescaped however the app's Jinja is configured; no
+# request leaves this host: the CSS and script are inline.
+# ---------------------------------------------------------------------------
+
+_PAGE = """{% autoescape true %}<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>{% block title %}{{ title }} · {{ branding }}{% endblock %}</title>
+<style>{% block style %}
+:root { --bg: #fff; --fg: #1c2330; --muted: #5a6474; --line: #d9dee6; --panel: #f4f6f9;
+  --accent: #0a5cc2; --ok: #137a39; --err: #b3261e; }
+@media (prefers-color-scheme: dark) { :root { --bg: #101318; --fg: #e4e8ee; --muted: #9ba4b1;
+  --line: #2b313b; --panel: #181c23; --accent: #73b4ff; --ok: #52d083; --err: #ff8a80; } }
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--bg); color: var(--fg);
+  font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+header { background: var(--panel); border-bottom: 1px solid var(--line); }
+.wrap { max-width: 62rem; margin: 0 auto; padding: .75rem 1rem; }
+a { color: var(--accent); }
+.brand { font-weight: 700; color: var(--fg); text-decoration: none; }
+.crumbs ol { display: flex; flex-wrap: wrap; gap: .35rem; list-style: none; margin: .35rem 0 0; padding: 0; }
+.crumbs li + li::before { content: "/"; color: var(--muted); margin-right: .35rem; }
+h1 { font-size: 1.6rem; margin: 1rem 0 .5rem; }
+.description { color: var(--muted); }
+pre, textarea { font: 14px/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+pre { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: .8rem;
+  overflow-x: auto; white-space: pre-wrap; word-break: break-word; }
+.status { font-weight: 700; color: var(--ok); }
+.status.error { color: var(--err); }
+.key { color: var(--muted); }
+.bar { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin: .75rem 0; }
+.bar form { margin: 0; }
+button, select, textarea { color: inherit; background: var(--bg); border: 1px solid var(--line);
+  border-radius: 6px; font-size: 1rem; }
+button { padding: .4rem 1rem; cursor: pointer; background: var(--panel); font-weight: 600; }
+button:hover, button:focus-visible { border-color: var(--accent); }
+button.danger { color: var(--err); border-color: var(--err); }
+select { padding: .35rem; max-width: 100%; }
+textarea { width: 100%; min-height: 9rem; padding: .6rem; }
+fieldset { border: 1px solid var(--line); border-radius: 8px; padding: .5rem 1rem 1rem; }
+label { display: block; font-weight: 600; margin: .6rem 0 .25rem; }
+{% endblock %}</style>
+<script>{% block script %}
+document.addEventListener("submit", async function (event) {
+  const form = event.target;
+  if (!form.hasAttribute("data-api")) return;
+  event.preventDefault();
+  const fields = new FormData(form);
+  const button = event.submitter;
+  const method = button && button.name === "_method" ? button.value : fields.get("_method");
+  if (method === "DELETE" && !window.confirm("Delete this resource?")) return;
+  const init = {method: method, headers: {"Accept": "text/html"}};
+  const text = fields.get("_content"), type = fields.get("_content_type");
+  if (text !== null && method !== "DELETE" && method !== "OPTIONS") {
+    if (type === "multipart/form-data") {
+      init.body = new FormData();
+      for (const [key, value] of new URLSearchParams(text)) init.body.append(key, value);
+    } else {
+      init.body = text;
+      init.headers["Content-Type"] = type;
+    }
+  }
+  show(await fetch(window.location.href, init));
+});
+async function show(response) {
+  const text = await response.text();
+  if ((response.headers.get("Content-Type") || "").startsWith("text/html")) {
+    const page = new DOMParser().parseFromString(text, "text/html");
+    document.title = page.title;
+    document.body.replaceWith(document.adoptNode(page.body));
+    return;
+  }
+  const lines = ["HTTP " + response.status + " " + response.statusText];
+  response.headers.forEach(function (value, name) { lines.push(name + ": " + value); });
+  document.querySelector("pre.response").textContent = lines.join("\\n") + "\\n\\n" + text;
+}
+{% endblock %}</script>
+</head>
+<body>
+<header><div class="wrap">
+  <a class="brand" href="{{ root_url }}">{% block branding %}{{ branding }}{% endblock %}</a>
+  <nav class="crumbs" aria-label="Breadcrumbs"><ol>
+    {%- for name, href in breadcrumbs %}
+    <li><a href="{{ href }}"{% if loop.last %} aria-current="page"{% endif %}>{{ name }}</a></li>
+    {%- endfor %}
+  </ol></nav>
+</div></header>
+<main class="wrap">
+{% block content %}
+<h1>{{ title }}</h1>
+{% if description_html %}<div class="description">{{ description_html }}</div>
+{% elif description %}<pre class="description">{{ description }}</pre>{% endif %}
+
+<div class="bar" aria-label="Requests">
+  {% if "GET" in allowed %}<a href="{{ path }}">GET</a> <a href="{{ json_url }}">View as JSON</a>{% endif %}
+  {% if "OPTIONS" in allowed %}<form method="post" data-api><input type="hidden" name="_method" value="OPTIONS"><button>OPTIONS</button></form>{% endif %}
+  {% if "DELETE" in allowed %}<form method="post" data-api><input type="hidden" name="_method" value="DELETE"><button class="danger">DELETE</button></form>{% endif %}
+</div>
+
+<pre class="response"><span class="key">{{ method }} {{ path }}</span>
+
+<span class="status{% if not status_ok %} error{% endif %}">HTTP {{ status_line }}</span>
+{% for name, value in headers %}<span class="key">{{ name }}:</span> {{ value }}
+{% endfor %}
+{% for part, is_url in body %}{% if is_url %}<a href="{{ part }}">{{ part }}</a>{% else %}{{ part }}{% endif %}{% endfor %}</pre>
+
+{% if "POST" in allowed or "PUT" in allowed or "PATCH" in allowed %}
+<form method="post" data-api>
+<fieldset><legend>Send a request</legend>
+  <label for="api-media-type">Media type</label>
+  <select id="api-media-type" name="_content_type">
+    <option>application/json</option>
+    <option>application/x-www-form-urlencoded</option>
+    <option>multipart/form-data</option>
+  </select>
+  <label for="api-content">Content</label>
+  <textarea id="api-content" name="_content" placeholder='JSON such as {"text": "..."}, or text=... for the form types'>{{ content }}</textarea>
+  <div class="bar">
+  {%- for verb in ("POST", "PUT", "PATCH") if verb in allowed %}
+    <button name="_method" value="{{ verb }}">{{ verb }}</button>
+  {%- endfor %}
+  </div>
+</fieldset>
+</form>
+{% endif %}
+{% endblock %}
+</main>
+</body>
+</html>
+{% endautoescape %}"""
