@@ -18,11 +18,10 @@ import functools
 import importlib
 import inspect
 import io
-import json
 import re
 import sys
 import types
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union, cast
 from urllib.parse import parse_qsl, urlsplit
 
 from flask import Flask, Request, Response, current_app, request
@@ -478,7 +477,7 @@ def _json_loads(text: str, **kwargs: Any) -> Any:
 
 def _view_for_request() -> Any:
     """The view function (or its ``MethodView`` class) that handles this request."""
-    view = current_app.view_functions.get(request.endpoint) if request.url_rule else None
+    view = current_app.view_functions.get(request.endpoint or "")
     return getattr(view, "view_class", view)
 
 
@@ -531,9 +530,8 @@ class BrowsableAPIRenderer(BaseRenderer):
         """Everything the page shows, computed here so the template stays logic-free."""
         view = _view_for_request()
         adapter = current_app.create_url_adapter(request)
-        allowed = adapter.allowed_methods() if request.url_rule else []
-        body = JSONRenderer().render(data, _media_type("application/json; indent=4"))
-        body = body.decode("utf-8")
+        allowed = adapter.allowed_methods() if adapter and request.url_rule else []
+        body = JSONRenderer().render(data, _media_type("application/json; indent=4")).decode()
         doc = inspect.getdoc(view) or "" if view else ""
         return {
             "base": self._compiled(_PAGE),
@@ -611,7 +609,7 @@ def _import(dotted: str, source: str) -> Any:
     try:
         return getattr(importlib.import_module(module_name), name)
     except (ImportError, AttributeError, ValueError) as exc:
-        raise ImportError("Could not import '{}' for {}: {}".format(dotted, source, exc))
+        raise ImportError("Could not import '{}' for {}: {}".format(dotted, source, exc)) from exc
 
 
 def _app_setting(key: str) -> Tuple[Any, ...]:
@@ -639,7 +637,7 @@ class APIRequest(Request):
         return _app_setting("DEFAULT_RENDERERS")
 
     @property
-    def data(self) -> Any:  # type: ignore[override]
+    def data(self) -> Any:
         """The body parsed by Content-Type, once, on first access."""
         return self._parsed()[0]
 
@@ -682,14 +680,15 @@ class APIRequest(Request):
 def _render(data: Any, status: int, headers: Any = None,
             fallback: bool = False) -> Tuple[Any, str]:
     """Render data for the current request; ``fallback`` uses the first renderer on a 406."""
-    renderers = request.renderers
+    req = cast(APIRequest, request)
+    renderers = req.renderers
     try:
         renderer, media_type = DefaultNegotiation().select_renderer(renderers)
     except NotAcceptable:
         if not fallback:
             raise
         renderer, media_type = renderers[0], _media_type(renderers[0].media_type)
-    request.accepted_renderer, request.accepted_media_type = renderer, media_type
+    req.accepted_renderer, req.accepted_media_type = renderer, media_type
     return renderer.render(data, media_type, status=status, headers=headers), renderer.content_type
 
 
@@ -803,7 +802,8 @@ class FlaskAPI(Flask):
         """Render a list or dict (alone or in a Flask tuple), then let Flask finish."""
         body, status, headers = _split_result(rv)
         if body is None and status is not None and _status_code(status) == HTTP_204_NO_CONTENT:
-            body = b""
+            body = self.response_class(status=HTTP_204_NO_CONTENT)
+            del body.headers["Content-Type"]  # no body, so no type either
         elif isinstance(body, (list, dict)):
             code = HTTP_200_OK if status is None else _status_code(status)
             try:
@@ -822,16 +822,16 @@ class FlaskAPI(Flask):
         response.headers["Vary"] = "Accept"
         return response
 
-    def handle_api_exception(self, exc: Exception) -> Any:
+    def handle_api_exception(self, exc: Union[APIException, HTTPException]) -> Any:
         """Render an `APIException` or werkzeug HTTP error as ``{"detail": ...}``."""
-        if isinstance(exc, HTTPException):
-            if exc.response is not None or exc.code is None:
-                return exc.response or exc
+        if isinstance(exc, APIException):
+            code, detail = exc.status_code, exc.detail
+            headers = list(exc.get_headers().items())
+        elif exc.response is not None or exc.code is None:
+            return exc.response or exc  # abort(response), or a redirect-like exception
+        else:
             code, detail = exc.code, exc.description
             headers = [(k, v) for k, v in exc.get_headers() if k.lower() != "content-type"]
-        else:
-            code, detail = exc.status_code, exc.detail  # type: ignore[attr-defined]
-            headers = list(exc.get_headers().items())  # type: ignore[attr-defined]
         return self.render_response({"detail": detail}, code, headers, fallback=True), headers
 
     def make_default_options_response(self) -> Response:
@@ -841,8 +841,8 @@ class FlaskAPI(Flask):
         data = {
             "name": _view_name(view),
             "description": inspect.getdoc(view) or "" if view else "",
-            "renders": [renderer.media_type for renderer in request.renderers],
-            "parses": [parser.media_type for parser in request.parsers],
+            "renders": [renderer.media_type for renderer in cast(APIRequest, request).renderers],
+            "parses": [parser.media_type for parser in cast(APIRequest, request).parsers],
         }
         response = self.render_response(data, HTTP_200_OK, [("Allow", allow)])
         response.headers["Allow"] = allow
@@ -948,7 +948,8 @@ header { background: var(--panel); border-bottom: 1px solid var(--line); }
 .wrap { max-width: 62rem; margin: 0 auto; padding: .75rem 1rem; }
 a { color: var(--accent); }
 .brand { font-weight: 700; color: var(--fg); text-decoration: none; }
-.crumbs ol { display: flex; flex-wrap: wrap; gap: .35rem; list-style: none; margin: .35rem 0 0; padding: 0; }
+.crumbs ol { display: flex; flex-wrap: wrap; gap: .35rem; list-style: none;
+  margin: .35rem 0 0; padding: 0; }
 .crumbs li + li::before { content: "/"; color: var(--muted); margin-right: .35rem; }
 h1 { font-size: 1.6rem; margin: 1rem 0 .5rem; }
 .description { color: var(--muted); }
@@ -960,6 +961,8 @@ pre { background: var(--panel); border: 1px solid var(--line); border-radius: 8p
 .key { color: var(--muted); }
 .bar { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin: .75rem 0; }
 .bar form { margin: 0; }
+.button { padding: .4rem 1rem; border: 1px solid var(--line); border-radius: 6px;
+  background: var(--panel); font-weight: 600; text-decoration: none; }
 button, select, textarea { color: inherit; background: var(--bg); border: 1px solid var(--line);
   border-radius: 6px; font-size: 1rem; }
 button { padding: .4rem 1rem; cursor: pointer; background: var(--panel); font-weight: 600; }
@@ -1022,9 +1025,14 @@ async function show(response) {
 {% elif description %}<pre class="description">{{ description }}</pre>{% endif %}
 
 <div class="bar" aria-label="Requests">
-  {% if "GET" in allowed %}<a href="{{ path }}">GET</a> <a href="{{ json_url }}">View as JSON</a>{% endif %}
-  {% if "OPTIONS" in allowed %}<form method="post" data-api><input type="hidden" name="_method" value="OPTIONS"><button>OPTIONS</button></form>{% endif %}
-  {% if "DELETE" in allowed %}<form method="post" data-api><input type="hidden" name="_method" value="DELETE"><button class="danger">DELETE</button></form>{% endif %}
+  {% if "GET" in allowed %}
+  <a class="button" href="{{ path }}">GET</a>
+  <a class="button" href="{{ json_url }}">View as JSON</a>
+  {% endif %}
+  {% for verb in ("OPTIONS", "DELETE") if verb in allowed %}
+  <form method="post" data-api><input type="hidden" name="_method" value="{{ verb }}">
+    <button{% if verb == "DELETE" %} class="danger"{% endif %}>{{ verb }}</button></form>
+  {% endfor %}
 </div>
 
 <pre class="response"><span class="key">{{ method }} {{ path }}</span>
@@ -1032,7 +1040,9 @@ async function show(response) {
 <span class="status{% if not status_ok %} error{% endif %}">HTTP {{ status_line }}</span>
 {% for name, value in headers %}<span class="key">{{ name }}:</span> {{ value }}
 {% endfor %}
-{% for part, is_url in body %}{% if is_url %}<a href="{{ part }}">{{ part }}</a>{% else %}{{ part }}{% endif %}{% endfor %}</pre>
+{% for part, is_url in body -%}
+{% if is_url %}<a href="{{ part }}">{{ part }}</a>{% else %}{{ part }}{% endif %}
+{%- endfor %}</pre>
 
 {% if "POST" in allowed or "PUT" in allowed or "PATCH" in allowed %}
 <form method="post" data-api>
@@ -1044,7 +1054,9 @@ async function show(response) {
     <option>multipart/form-data</option>
   </select>
   <label for="api-content">Content</label>
-  <textarea id="api-content" name="_content" placeholder='JSON such as {"text": "..."}, or text=... for the form types'>{{ content }}</textarea>
+  <textarea id="api-content" name="_content"
+    placeholder='JSON such as {"text": "..."}, or text=... for the form types'
+    >{{ content }}</textarea>
   <div class="bar">
   {%- for verb in ("POST", "PUT", "PATCH") if verb in allowed %}
     <button name="_method" value="{{ verb }}">{{ verb }}</button>

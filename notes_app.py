@@ -101,10 +101,10 @@ def create_app(notes: Optional[Dict[int, str]] = None) -> FlaskAPI:
         if request.method == "DELETE":
             store.delete(number)
             return None, status.HTTP_204_NO_CONTENT
-        text = store.get(number)
-        if text is None:
+        stored = store.get(number)
+        if stored is None:
             raise NotFound()
-        return _note(number, text)
+        return _note(number, stored)
 
     return app
 
