@@ -24,7 +24,7 @@ import types
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union, cast
 from urllib.parse import parse_qsl, urlsplit
 
-from flask import Flask, Request, Response, current_app, request
+from flask import Flask, Request, Response, current_app, has_request_context, request
 from flask import json as flask_json
 from markupsafe import Markup
 from werkzeug.datastructures import MultiDict
@@ -696,11 +696,13 @@ class APIResponse(Response):
     """Flask's response class; a list or dict as content is rendered by negotiation."""
 
     def __init__(self, content: Any = None, *args: Any, **kwargs: Any) -> None:
-        if isinstance(content, (list, dict)):
+        # Outside a request, a list is a buffered WSGI body (test clients build those).
+        negotiated = isinstance(content, (list, dict)) and has_request_context()
+        if negotiated:
             status = kwargs.get("status") or HTTP_200_OK
             content, kwargs["content_type"] = _render(content, _status_code(status))
         super().__init__(content, *args, **kwargs)
-        if kwargs.get("content_type") and "Vary" not in self.headers:
+        if negotiated:
             self.headers["Vary"] = "Accept"
 
 
