@@ -721,9 +721,10 @@ _OVERRIDE_MAX_BODY = 1024 * 1024
 class _FormMethodOverride:
     """WSGI middleware so the browsable page's plain HTML form can send any method.
 
-    A same-origin urlencoded POST with a ``_method`` field becomes that method
-    before routing, and ``_content`` / ``_content_type`` become its body. A request
-    from another site passes through untouched: no foreign form can use this.
+    A same-origin urlencoded POST from a browser (it accepts ``text/html``) with a
+    ``_method`` field becomes that method before routing, and ``_content`` /
+    ``_content_type`` become its body. A request from another site passes through
+    untouched: no foreign form can use this. Neither can an API client's form by chance.
     """
 
     def __init__(self, wsgi_app: Any) -> None:
@@ -731,7 +732,8 @@ class _FormMethodOverride:
 
     def __call__(self, environ: Dict[str, Any], start_response: Any) -> Any:
         if (environ.get("REQUEST_METHOD") == "POST" and _same_origin(environ) and
-                environ.get("CONTENT_TYPE", "").startswith("application/x-www-form-urlencoded")):
+                environ.get("CONTENT_TYPE", "").startswith("application/x-www-form-urlencoded")
+                and "text/html" in environ.get("HTTP_ACCEPT", "")):
             _apply_override(environ)
         return self.wsgi_app(environ, start_response)
 

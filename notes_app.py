@@ -13,9 +13,15 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from flask import request, url_for
 
-from flask_api import FlaskAPI, NotFound, ParseError, status
+from flask_api import APIException, FlaskAPI, NotFound, ParseError, status
 
 INITIAL_NOTES = {0: "do the shopping", 1: "build the codez", 2: "paint the door"}
+MAX_KEY_DIGITS = 18  # keeps keys far below Python's int/str conversion limit
+
+
+class NoKeysLeft(APIException):
+    status_code = status.HTTP_409_CONFLICT
+    detail = "No keys left: the largest key is taken."
 
 
 class NoteStore:
@@ -37,6 +43,8 @@ class NoteStore:
         """Store under the largest key + 1 (0 when empty) and return that key."""
         with self._lock:
             key = max(self._notes, default=-1) + 1
+            if len(str(key)) > MAX_KEY_DIGITS:
+                raise NoKeysLeft()
             self._notes[key] = text
             return key
 
@@ -50,8 +58,8 @@ class NoteStore:
 
 
 def _key(text: str) -> int:
-    """A URL's key as an int; anything but digits is a note that does not exist."""
-    if not re.fullmatch(r"[0-9]+", text):
+    """A URL's key as an int; anything but 1 to 18 digits is a note that does not exist."""
+    if not re.fullmatch(r"[0-9]{1,%d}" % MAX_KEY_DIGITS, text):
         raise NotFound()
     return int(text)
 
