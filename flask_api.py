@@ -22,7 +22,7 @@ import re
 import sys
 import types
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union, cast
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from flask import Flask, Request, Response, current_app, has_request_context, request
 from flask import json as flask_json
@@ -30,6 +30,7 @@ from markupsafe import Markup
 from werkzeug.datastructures import MultiDict
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from werkzeug.http import HTTP_STATUS_CODES, parse_list_header, parse_options_header
+from werkzeug.wsgi import get_current_url
 
 try:  # optional: Markdown for view docstrings on the browsable page
     import markdown as _markdown_lib
@@ -488,6 +489,12 @@ def _view_name(view: Any) -> str:
     return " ".join(word[:1].upper() + word[1:] for word in words)
 
 
+def _view_doc(view: Any) -> str:
+    """The view's own docstring; ``inspect.getdoc`` would inherit ``MethodView``'s."""
+    doc = getattr(view, "__doc__", None) if view else None
+    return inspect.cleandoc(doc) if doc else ""
+
+
 @functools.lru_cache(maxsize=256)
 def _markdown(text: str) -> Optional[Markup]:
     """The docstring as HTML when Markdown is installed; it is the developer's own text."""
@@ -532,7 +539,7 @@ class BrowsableAPIRenderer(BaseRenderer):
         adapter = current_app.create_url_adapter(request)
         allowed = adapter.allowed_methods() if adapter and request.url_rule else []
         body = JSONRenderer().render(data, _media_type("application/json; indent=4")).decode()
-        doc = inspect.getdoc(view) or "" if view else ""
+        doc = _view_doc(view)
         return {
             "base": self._compiled(_PAGE),
             "branding": current_app.config.get("BROWSABLE_API_BRANDING", "Flask API"),
@@ -548,7 +555,8 @@ class BrowsableAPIRenderer(BaseRenderer):
             "headers": self._headers(allowed, headers),
             "body": _link_parts(body),
             "allowed": allowed,
-            "content": body if isinstance(data, dict) and request.method == "GET" else "",
+            "content": body if isinstance(data, dict) and request.method == "GET"
+            and is_success(status) else "",
             "json_url": self._format_url("json"),
         }
 
@@ -576,8 +584,7 @@ class BrowsableAPIRenderer(BaseRenderer):
     def _format_url(self, url_format: str) -> str:
         override = current_app.config.get("URL_FORMAT_OVERRIDE") or "format"
         args = [(k, v) for k, v in request.args.items(multi=True) if k != override]
-        query = "&".join("{}={}".format(k, v) for k, v in args + [(override, url_format)])
-        return request.script_root + request.path + "?" + query
+        return request.script_root + request.path + "?" + urlencode(args + [(override, url_format)])
 
 
 def _routes(adapter: Any, path: str) -> bool:
@@ -733,8 +740,8 @@ class _FormMethodOverride:
     def __call__(self, environ: Dict[str, Any], start_response: Any) -> Any:
         if (environ.get("REQUEST_METHOD") == "POST" and _same_origin(environ) and
                 environ.get("CONTENT_TYPE", "").startswith("application/x-www-form-urlencoded")
-                and "text/html" in environ.get("HTTP_ACCEPT", "")):
-            _apply_override(environ)
+                and "text/html" in environ.get("HTTP_ACCEPT", "") and _apply_override(environ)):
+            start_response = _see_other_for_no_content(environ, start_response)
         return self.wsgi_app(environ, start_response)
 
 
@@ -746,23 +753,34 @@ def _same_origin(environ: Dict[str, Any]) -> bool:
         environ.get("HTTP_HOST", ""))
 
 
+def _see_other_for_no_content(environ: Dict[str, Any], start_response: Any) -> Any:
+    """A plain form answered 204 leaves the browser on the stale page: reload it instead."""
+    url = get_current_url(environ)
+
+    def wrapped(status: str, headers: List[Tuple[str, str]], exc_info: Any = None) -> Any:
+        if status.startswith("204"):
+            status, headers = "303 See Other", list(headers) + [("Location", url)]
+        return start_response(status, headers, exc_info)
+    return wrapped
+
+
 def _netloc(netloc: str) -> str:
     return re.sub(r":(80|443)$", "", netloc.lower())
 
 
-def _apply_override(environ: Dict[str, Any]) -> None:
+def _apply_override(environ: Dict[str, Any]) -> bool:
     try:
         length = int(environ.get("CONTENT_LENGTH") or 0)
     except ValueError:
-        return
+        return False
     if not 0 < length <= _OVERRIDE_MAX_BODY:
-        return
+        return False
     body = environ["wsgi.input"].read(length)
     environ["wsgi.input"] = io.BytesIO(body)
     fields = dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
     method = fields.get("_method", "").upper()
     if method not in _OVERRIDE_METHODS:
-        return
+        return False
     content_type = fields.get("_content_type") or "application/json"
     content = fields.get("_content", "").encode("utf-8")
     if content_type.startswith("multipart/form-data"):
@@ -773,6 +791,7 @@ def _apply_override(environ: Dict[str, Any]) -> None:
     environ.pop("wsgi.input_terminated", None)
     environ.update({"REQUEST_METHOD": method, "CONTENT_TYPE": content_type,
                     "CONTENT_LENGTH": str(len(content)), "wsgi.input": io.BytesIO(content)})
+    return True
 
 
 def _split_result(rv: Any) -> Tuple[Any, Any, Any]:
@@ -844,7 +863,7 @@ class FlaskAPI(Flask):
         view = _view_for_request()
         data = {
             "name": _view_name(view),
-            "description": inspect.getdoc(view) or "" if view else "",
+            "description": _view_doc(view),
             "renders": [renderer.media_type for renderer in cast(APIRequest, request).renderers],
             "parses": [parser.media_type for parser in cast(APIRequest, request).parsers],
         }
@@ -939,6 +958,7 @@ _PAGE = """{% autoescape true %}<!DOCTYPE html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
+<link rel="icon" href="data:,">
 <title>{% block title %}{{ title }} · {{ branding }}{% endblock %}</title>
 <style>{% block style %}
 :root { --bg: #fff; --fg: #1c2330; --muted: #5a6474; --line: #d9dee6; --panel: #f4f6f9;
@@ -957,7 +977,6 @@ a { color: var(--accent); }
 .crumbs li + li::before { content: "/"; color: var(--muted); margin-right: .35rem; }
 h1 { font-size: 1.6rem; margin: 1rem 0 .5rem; }
 .description { color: var(--muted); }
-pre, textarea { font: 14px/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 pre { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: .8rem;
   overflow-x: auto; white-space: pre-wrap; word-break: break-word; }
 .status { font-weight: 700; color: var(--ok); }
@@ -965,16 +984,19 @@ pre { background: var(--panel); border: 1px solid var(--line); border-radius: 8p
 .key { color: var(--muted); }
 .bar { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin: .75rem 0; }
 .bar form { margin: 0; }
-.button { padding: .4rem 1rem; border: 1px solid var(--line); border-radius: 6px;
-  background: var(--panel); font-weight: 600; text-decoration: none; }
-button, select, textarea { color: inherit; background: var(--bg); border: 1px solid var(--line);
-  border-radius: 6px; font-size: 1rem; }
-button { padding: .4rem 1rem; cursor: pointer; background: var(--panel); font-weight: 600; }
-button:hover, button:focus-visible { border-color: var(--accent); }
+.button, button, select, textarea { font: inherit; color: inherit; background: var(--bg);
+  border: 1px solid var(--line); border-radius: 6px; }
+.button, button { padding: .35rem 1rem; background: var(--panel); font-weight: 600;
+  text-decoration: none; cursor: pointer; }
+.button:hover, button:hover, .button:focus-visible, button:focus-visible {
+  border-color: var(--accent); }
 button.danger { color: var(--err); border-color: var(--err); }
 select { padding: .35rem; max-width: 100%; }
 textarea { width: 100%; min-height: 9rem; padding: .6rem; }
-fieldset { border: 1px solid var(--line); border-radius: 8px; padding: .5rem 1rem 1rem; }
+pre, textarea { font: 14px/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+fieldset { border: 1px solid var(--line); border-radius: 8px; margin: 0; padding: .5rem 1rem 1rem; }
+main { padding-bottom: 2rem; }
+.crumbs [aria-current] { color: var(--fg); font-weight: 600; text-decoration: none; }
 label { display: block; font-weight: 600; margin: .6rem 0 .25rem; }
 {% endblock %}</style>
 <script>{% block script %}
