@@ -1061,15 +1061,22 @@ def _find_chromium():
     return None
 
 
+def _no_browser(reason):
+    """Skip, except where REQUIRE_BROWSER is set (CI): there a missing browser fails."""
+    if os.environ.get("REQUIRE_BROWSER"):
+        pytest.fail("REQUIRE_BROWSER is set, but " + reason)
+    pytest.skip(reason)
+
+
 @pytest.fixture(scope="module")
 def chromium():
     try:  # not importorskip: pytest 9 only skips on ModuleNotFoundError
         from playwright.sync_api import sync_playwright
     except ImportError as exc:
-        pytest.skip("browser tests need playwright ({})".format(exc))
+        _no_browser("browser tests need playwright ({})".format(exc))
     executable = _find_chromium()
     if executable is None:
-        pytest.skip("browser tests need chromium: set CHROMIUM_PATH or install chromium")
+        _no_browser("browser tests need chromium: set CHROMIUM_PATH or install chromium")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=executable, headless=True,
