@@ -459,7 +459,10 @@ class HTMLRenderer(BaseRenderer):
     format = "html"
 
     def render(self, data: Any, media_type: MediaType, **options: Any) -> Any:
-        return data
+        if isinstance(data, (str, bytes)):
+            return data
+        text = JSONRenderer().render(data, _media_type("application/json; indent=4"))
+        return "<pre>{}</pre>".format(Markup.escape(text.decode("utf-8")))
 
 
 def _json_dumps(data: Any, **kwargs: Any) -> str:
@@ -536,7 +539,10 @@ class BrowsableAPIRenderer(BaseRenderer):
     def get_context(self, data: Any, status: int, headers: Any) -> Dict[str, Any]:
         """Everything the page shows, computed here so the template stays logic-free."""
         view = _view_for_request()
-        adapter = current_app.create_url_adapter(request)
+        try:
+            adapter = current_app.create_url_adapter(request)
+        except HTTPException:  # Flask 3.1 rejects an untrusted Host here as well
+            adapter = None
         allowed = adapter.allowed_methods() if adapter and request.url_rule else []
         body = JSONRenderer().render(data, _media_type("application/json; indent=4")).decode()
         doc = _view_doc(view)
@@ -568,7 +574,7 @@ class BrowsableAPIRenderer(BaseRenderer):
             path = "/" + "/".join(segments[:index]) + "/"
             if index == len(segments):
                 path = request.path
-            elif not _routes(adapter, path):
+            elif adapter is None or not _routes(adapter, path):
                 continue
             crumbs.append((segment, request.script_root + path))
         return crumbs
@@ -631,16 +637,22 @@ class APIRequest(Request):
     accepted_renderer = None  # type: Optional[BaseRenderer]
     accepted_media_type = None  # type: Optional[MediaType]
 
+    def _view_classes(self, attribute: str) -> Any:
+        view = current_app.view_functions.get(self.endpoint or "")
+        return getattr(self, attribute) or getattr(view, attribute, None)
+
     @property
     def parsers(self) -> Tuple[BaseParser, ...]:
-        if self.parser_classes:
-            return _resolve(tuple(self.parser_classes), "set_parsers")
+        classes = self._view_classes("parser_classes")
+        if classes:
+            return _resolve(tuple(classes), "set_parsers")
         return _app_setting("DEFAULT_PARSERS")
 
     @property
     def renderers(self) -> Tuple[BaseRenderer, ...]:
-        if self.renderer_classes:
-            return _resolve(tuple(self.renderer_classes), "set_renderers")
+        classes = self._view_classes("renderer_classes")
+        if classes:
+            return _resolve(tuple(classes), "set_renderers")
         return _app_setting("DEFAULT_RENDERERS")
 
     @property
@@ -882,6 +894,7 @@ def _per_view(attribute: str, classes: Sequence[Any]) -> Any:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             setattr(request, attribute, classes)
             return view(*args, **kwargs)
+        setattr(wrapper, attribute, classes)  # for OPTIONS and errors raised before the view
         return wrapper
     return decorator
 
@@ -930,7 +943,8 @@ def _namespace(name: str, names: Iterable[str]) -> types.ModuleType:
     return module
 
 
-status = _namespace("status", [n for n in list(globals()) if n.startswith(("HTTP_", "is_"))])
+status = _namespace("status", [n for n in list(globals())
+                               if re.match(r"HTTP_[0-9]{3}_|is_", n)])
 exceptions = _namespace("exceptions", [
     "APIException", "ParseError", "AuthenticationFailed", "NotAuthenticated", "PermissionDenied",
     "NotFound", "MethodNotAllowed", "NotAcceptable", "UnsupportedMediaType", "Throttled"])

@@ -4,6 +4,7 @@ Through the Flask test client wherever possible; the browsable page also in a
 real headless Chromium. Runs on Python 3.6 + Flask 1.1 up to the newest.
 """
 
+import io
 import json
 import os
 import re
@@ -15,13 +16,40 @@ import urllib.error
 import urllib.request
 from html.parser import HTMLParser
 
+import flask
 import pytest
-from flask import Flask, request
+from flask import Blueprint, Flask, abort, jsonify, make_response, request, url_for
 from flask.views import MethodView
+from werkzeug.datastructures import MultiDict
+from werkzeug.exceptions import NotFound as WerkzeugNotFound
+from werkzeug.exceptions import default_exceptions
 
 import flask_api
 import notes_app
-from flask_api import BrowsableAPIRenderer, FlaskAPI, JSONRenderer, set_renderers, status
+from flask_api import (
+    APIException,
+    AuthenticationFailed,
+    BaseParser,
+    BaseRenderer,
+    BrowsableAPIRenderer,
+    FlaskAPI,
+    HTMLRenderer,
+    JSONParser,
+    JSONRenderer,
+    MediaType,
+    MethodNotAllowed,
+    NotAcceptable,
+    NotAuthenticated,
+    NotFound,
+    ParseError,
+    PermissionDenied,
+    Throttled,
+    UnsupportedMediaType,
+    URLEncodedParser,
+    set_parsers,
+    set_renderers,
+    status,
+)
 
 
 @pytest.fixture
@@ -1254,3 +1282,1092 @@ def test_browser_without_javascript_plain_form_still_works(
         tab.context.close()
     code, data = _api(notes_site, "/1/")
     assert (code, data.get("text")) == api_after
+
+
+# ---------------------------------------------------------------------------
+# flask_api core: return values, negotiation, parsing, errors, settings, compat
+# ---------------------------------------------------------------------------
+
+
+
+
+BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+HTML_TYPE = "text/html; charset=utf-8"
+JSON_TYPE = "application/json"
+
+
+def _json(response):
+    """The response body as JSON, on every Flask version."""
+    return json.loads(response.data.decode("utf-8"))
+
+
+def _accept(accept):
+    return {"Accept": accept} if accept else {}
+
+
+def _add_data_view(app):
+    """/data: returns {"a": 1} (GET) or echoes the parsed body (POST)."""
+    @app.route("/data", methods=["GET", "POST"])
+    def data():
+        if flask.request.method == "POST":
+            return {"data": flask.request.data}
+        return {"a": 1}
+
+
+# ---------------------------------------------------------------------------
+# What a view may return
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("result, code, headers", [
+    ({"a": 1}, 200, {}),
+    ([{"a": 1}], 200, {}),
+    (({"a": 1}, 201), 201, {}),
+    (({"a": 1}, "202 ACCEPTED"), 202, {}),
+    (({"a": 1}, {"X-Extra": "yes"}), 200, {"X-Extra": "yes"}),
+    (({"a": 1}, [("X-Extra", "yes")]), 200, {"X-Extra": "yes"}),
+    (({"a": 1}, 201, {"X-Extra": "yes"}), 201, {"X-Extra": "yes"}),
+    (([1, 2], 203, [("X-Extra", "yes")]), 203, {"X-Extra": "yes"}),
+], ids=["dict", "list", "status", "status-string", "header-dict", "header-list",
+        "status-headers", "list-status-headers"])
+def test_list_or_dict_view_result_renders_as_json_with_flask_tuple_semantics(
+        app, client, result, code, headers):
+    app.add_url_rule("/", "view", lambda: result)
+    response = client.get("/")
+    assert response.status_code == code
+    assert response.headers["Content-Type"] == JSON_TYPE
+    assert response.headers["Vary"] == "Accept"
+    body = result[0] if isinstance(result, tuple) else result
+    assert _json(response) == body
+    for name, value in headers.items():
+        assert response.headers[name] == value
+
+
+@pytest.mark.parametrize("result", [(None, 204), (None, status.HTTP_204_NO_CONTENT, {"X-A": "1"})],
+                         ids=["status", "status-headers"])
+def test_none_with_204_gives_an_empty_no_content_response(app, client, result):
+    app.add_url_rule("/", "view", lambda: result, methods=["DELETE"])
+    response = client.delete("/")
+    assert response.status_code == 204
+    assert response.data == b""
+
+
+def _plain_flask_results():
+    """Views whose results FlaskAPI must treat exactly like plain Flask."""
+    return {
+        "string": lambda: "plain text",
+        "string_tuple": lambda: ("created", 201, {"X-A": "1"}),
+        "response": lambda: flask.Response("raw", status=202, mimetype="text/plain"),
+        "response_tuple": lambda: (flask.Response("raw"), 201),
+        "make_response": lambda: make_response("made", 203),
+        "jsonify": lambda: jsonify(a=1, b=[1, 2]),
+        "jsonify_tuple": lambda: (jsonify([1, 2]), 201),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_plain_flask_results()))
+def test_strings_responses_and_jsonify_behave_as_in_plain_flask(app, client, name):
+    plain = Flask(__name__)
+    for target in (app, plain):
+        target.add_url_rule("/", "view", _plain_flask_results()[name])
+    expected = plain.test_client().get("/", headers={"Accept": BROWSER_ACCEPT})
+    response = client.get("/", headers={"Accept": BROWSER_ACCEPT})
+    assert response.status_code == expected.status_code
+    assert response.data == expected.data
+    for header in ("Content-Type", "X-A", "Vary"):
+        assert response.headers.get(header) == expected.headers.get(header)
+
+
+# ---------------------------------------------------------------------------
+# Content negotiation
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("accept, content_type", [
+    (None, JSON_TYPE),
+    ("*/*", JSON_TYPE),
+    ("application/json", JSON_TYPE),
+    ("text/html", HTML_TYPE),
+    (BROWSER_ACCEPT, HTML_TYPE),
+    # quality first
+    ("application/json;q=0.5, text/html", HTML_TYPE),
+    ("application/*;q=0.2, text/*;q=0.1", JSON_TYPE),
+    # q=0 means "not acceptable", even when a wildcard would allow it
+    ("application/json;q=0, */*", HTML_TYPE),
+    ("text/html;q=0, */*", JSON_TYPE),
+    # the most specific matching range gives an offer its quality
+    ("application/json;q=0.5, */*;q=0.9", HTML_TYPE),
+    # then specificity
+    ("*/*, text/html", HTML_TYPE),
+    ("text/*", HTML_TYPE),
+    # then the server's renderer order, whatever the client's order
+    ("text/html, application/json", JSON_TYPE),
+    ("image/png, */*;q=0.1", JSON_TYPE),
+])
+def test_accept_header_picks_renderer_by_quality_specificity_then_server_order(
+        app, client, accept, content_type):
+    _add_data_view(app)
+    response = client.get("/data", headers=_accept(accept))
+    assert response.status_code == 200
+    assert response.headers["Content-Type"] == content_type
+    assert response.headers["Vary"] == "Accept"
+
+
+@pytest.mark.parametrize("accept", [
+    "application/xml", "image/*", "application/json;q=0, text/html;q=0", "*/*;q=0"])
+def test_accept_nothing_renderable_gives_406_rendered_as_json(app, client, accept):
+    _add_data_view(app)
+    response = client.get("/data", headers={"Accept": accept})
+    assert response.status_code == 406
+    assert response.headers["Content-Type"] == JSON_TYPE
+    assert _json(response) == {"detail": NotAcceptable.detail}
+
+
+@pytest.mark.parametrize("param, body", [
+    ("", b'{"a":1}'),
+    ("; indent=4", b'{\n    "a": 1\n}'),
+    ("; indent=0", b'{\n"a": 1\n}'),
+    ("; indent=-3", b'{\n"a": 1\n}'),
+    ("; indent=100", b'{\n        "a": 1\n}'),
+    ("; indent=lots", b'{"a":1}'),
+])
+def test_accept_with_indent_param_renders_indented_json_clamped_0_to_8(app, client, param, body):
+    _add_data_view(app)
+    response = client.get("/data", headers={"Accept": "application/json" + param})
+    assert response.headers["Content-Type"] == JSON_TYPE
+    assert response.data == body
+
+
+class VersionedJSONRenderer(JSONRenderer):
+    """JSON for clients that ask for api-version 1.0: the payload is wrapped."""
+
+    media_type = 'application/json; api-version="1.0"'
+
+    def render(self, data, media_type, **options):
+        return super().render({"version": "1.0", "data": data}, media_type, **options)
+
+
+@pytest.mark.parametrize("accept, body", [
+    ('application/json; api-version="1.0"', {"version": "1.0", "data": {"a": 1}}),
+    ("application/json; api-version=1.0", {"version": "1.0", "data": {"a": 1}}),
+    ("application/json", {"a": 1}),
+    (None, {"a": 1}),
+])
+def test_accept_media_type_param_picks_renderer_declaring_it(app, client, accept, body):
+    @app.route("/")
+    @set_renderers(JSONRenderer, VersionedJSONRenderer)
+    def versioned():
+        return {"a": 1}
+
+    assert _json(client.get("/", headers=_accept(accept))) == body
+
+
+@pytest.mark.parametrize("accept, renderer, media_type", [
+    (None, "JSONRenderer", "application/json"),
+    ("application/json; indent=2", "JSONRenderer", "application/json; indent=2"),
+    (BROWSER_ACCEPT, "BrowsableAPIRenderer", "text/html"),
+])
+def test_request_exposes_accepted_renderer_and_media_type(app, client, accept, renderer,
+                                                          media_type):
+    _add_data_view(app)
+
+    @app.after_request
+    def expose_negotiation(response):
+        response.headers["X-Renderer"] = type(flask.request.accepted_renderer).__name__
+        response.headers["X-Media-Type"] = str(flask.request.accepted_media_type)
+        return response
+
+    response = client.get("/data", headers=_accept(accept))
+    assert response.headers["X-Renderer"] == renderer
+    assert response.headers["X-Media-Type"] == media_type
+
+
+def test_accepted_media_type_is_a_media_type_object_inside_the_renderer(app, client):
+    class EchoNegotiationRenderer(BaseRenderer):
+        media_type = "text/plain"
+
+        def render(self, data, media_type, **options):
+            request = flask.request
+            return "{} {} {}".format(type(request.accepted_renderer).__name__,
+                                     request.accepted_media_type,
+                                     request.accepted_media_type is media_type)
+
+    @app.route("/")
+    @set_renderers(EchoNegotiationRenderer)
+    def echo():
+        return {}
+
+    response = client.get("/", headers={"Accept": "text/plain"})
+    assert response.data == b"EchoNegotiationRenderer text/plain True"
+    assert response.headers["Content-Type"] == "text/plain; charset=utf-8"
+
+
+@pytest.mark.parametrize("query, accept, code, content_type", [
+    ("?format=json", BROWSER_ACCEPT, 200, JSON_TYPE),
+    ("?format=json", "text/html", 200, JSON_TYPE),
+    ("?format=api", "application/json", 200, HTML_TYPE),
+    ("?format=xml", None, 406, JSON_TYPE),
+])
+def test_format_query_param_overrides_accept(app, client, query, accept, code, content_type):
+    _add_data_view(app)
+    response = client.get("/data" + query, headers=_accept(accept))
+    assert response.status_code == code
+    assert response.headers["Content-Type"] == content_type
+
+
+def test_parsed_accept_headers_are_cached():
+    parse = flask_api.parse_accept_header
+    header = "application/x-cache-probe; v=1, text/*;q=0.2"
+    first = parse(header)
+    hits = parse.cache_info().hits
+    second = parse(header)
+    assert parse.cache_info().hits == hits + 1
+    assert second is first
+    assert [str(media_type) for media_type in first] == [
+        "application/x-cache-probe; v=1", "text/*; q=0.2"]
+
+
+# ---------------------------------------------------------------------------
+# MediaType
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, full_type, params, precedence, canonical", [
+    ("application/json", "application/json", {}, 2, "application/json"),
+    ("Application/JSON;Indent=4", "application/json", {"indent": "4"}, 3,
+     "application/json; indent=4"),
+    ('application/json; api-version="1.0"', "application/json", {"api-version": "1.0"}, 3,
+     "application/json; api-version=1.0"),
+    ('a/b; x="y z"', "a/b", {"x": "y z"}, 3, 'a/b; x="y z"'),
+    ("text/html; q=0.5", "text/html", {"q": "0.5"}, 2, "text/html; q=0.5"),
+    ("text/*", "text/*", {}, 1, "text/*"),
+    ("*/*", "*/*", {}, 0, "*/*"),
+])
+def test_media_type_parses_parts_params_precedence_and_canonical_str(
+        text, full_type, params, precedence, canonical):
+    media_type = MediaType(text)
+    assert (media_type.main_type, media_type.sub_type) == tuple(full_type.split("/"))
+    assert media_type.full_type == full_type
+    assert media_type.params == params
+    assert media_type.precedence == precedence
+    assert str(media_type) == canonical
+    assert MediaType(canonical) == media_type and hash(MediaType(canonical)) == hash(media_type)
+
+
+@pytest.mark.parametrize("offer, accepted, expected", [
+    ("application/json", "*/*", True),
+    ("application/json", "application/*", True),
+    ("application/json", "application/json; indent=4", True),
+    ("application/json", "text/*", False),
+    ("text/html", "text/plain", False),
+    ("application/json; indent=4", "application/json", False),
+    ("application/json; api-version=1.0", 'application/json; api-version="1.0"', True),
+    ("application/json; api-version=1.0", "application/json; api-version=2.0", False),
+])
+def test_media_type_satisfies_matches_wildcards_and_params(offer, accepted, expected):
+    assert MediaType(offer).satisfies(MediaType(accepted)) is expected
+
+
+# ---------------------------------------------------------------------------
+# request.data
+# ---------------------------------------------------------------------------
+
+def _add_echo_view(app):
+    """/echo: what the request's data, form and files look like to a view."""
+    @app.route("/echo", methods=["POST", "PUT"])
+    def echo():
+        data = flask.request.data
+        return {
+            "multidict": isinstance(data, MultiDict),
+            "data": data.to_dict(flat=False) if isinstance(data, MultiDict) else data,
+            "form": flask.request.form.to_dict(flat=False),
+            "files": {name: [upload.filename, upload.read().decode("utf-8")]
+                      for name, upload in flask.request.files.items()},
+        }
+
+
+@pytest.mark.parametrize("body", ['{"text": "hi"}', "[1, 2]", '"text"', "3.5", "null", "true"])
+def test_request_data_parses_any_json_value(app, client, body):
+    _add_echo_view(app)
+    result = _json(client.post("/echo", data=body, content_type="application/json"))
+    assert result["data"] == json.loads(body)
+    assert result["multidict"] is False and result["form"] == {}
+
+
+@pytest.mark.parametrize("content_type", [
+    "application/x-www-form-urlencoded", "multipart/form-data"])
+def test_request_data_is_a_multidict_for_forms_keeping_repeated_keys(app, client, content_type):
+    _add_echo_view(app)
+    response = client.post("/echo", data=MultiDict([("tag", "a"), ("tag", "b"), ("x", "1")]),
+                           content_type=content_type)
+    result = _json(response)
+    assert result["multidict"] is True
+    assert result["data"] == {"tag": ["a", "b"], "x": ["1"]}
+    assert result["form"] == result["data"]
+
+
+def test_multipart_files_land_in_request_files_and_fields_in_data_and_form(app, client):
+    _add_echo_view(app)
+    response = client.post("/echo", content_type="multipart/form-data", data={
+        "title": "notes", "upload": (io.BytesIO(b"file body"), "notes.txt")})
+    result = _json(response)
+    assert result["files"] == {"upload": ["notes.txt", "file body"]}
+    assert result["data"] == {"title": ["notes"]} and result["form"] == {"title": ["notes"]}
+
+
+@pytest.mark.parametrize("content_type", [None, "application/json", "multipart/form-data"])
+def test_empty_body_gives_empty_data(app, client, content_type):
+    _add_echo_view(app)
+    result = _json(client.post("/echo", data=b"", content_type=content_type))
+    assert result["multidict"] is True
+    assert result["data"] == {} and result["files"] == {}
+
+
+def test_request_data_is_parsed_lazily_and_only_once(app, client):
+    calls = []
+
+    class CountingJSONParser(JSONParser):
+        def parse(self, stream, media_type, **options):
+            calls.append(media_type.full_type)
+            return super().parse(stream, media_type, **options)
+
+    @app.route("/ignore", methods=["POST"])
+    @set_parsers(CountingJSONParser)
+    def ignore_body():
+        return {"ignored": True}
+
+    @app.route("/twice", methods=["POST"])
+    @set_parsers(CountingJSONParser)
+    def read_twice():
+        request = flask.request
+        same = request.data is request.data
+        return {"same": same, "raw": request.get_data(as_text=True), "form": len(request.form)}
+
+    assert client.post("/ignore", data="{bad json", content_type=JSON_TYPE).status_code == 200
+    assert calls == []
+    response = client.post("/twice", data='{"a": [1]}', content_type=JSON_TYPE)
+    assert _json(response) == {"same": True, "raw": '{"a": [1]}', "form": 0}
+    assert calls == ["application/json"]
+
+
+def _too_large_bodies():
+    big = "x" * 200
+    return {
+        "json": {"data": json.dumps({"text": big}), "content_type": JSON_TYPE},
+        "urlencoded": {"data": {"text": big}},
+        "multipart": {"data": {"text": big}, "content_type": "multipart/form-data"},
+    }
+
+
+@pytest.mark.parametrize("kind", sorted(_too_large_bodies()))
+def test_body_over_max_content_length_gives_413_with_detail(app, client, kind):
+    app.config["MAX_CONTENT_LENGTH"] = 100
+    _add_echo_view(app)
+    response = client.post("/echo", **_too_large_bodies()[kind])
+    assert response.status_code == 413
+    assert response.headers["Content-Type"] == JSON_TYPE
+    assert _json(response) == {"detail": default_exceptions[413].description}
+
+
+def _flask_reads_config(attribute):
+    """Flask >= 3.1 reads MAX_FORM_MEMORY_SIZE / MAX_FORM_PARTS from config via properties."""
+    return isinstance(getattr(flask.Request, attribute, None), property)
+
+
+@pytest.mark.skipif(not _flask_reads_config("max_form_memory_size"),
+                    reason="this Flask does not read MAX_FORM_MEMORY_SIZE from config")
+def test_multipart_field_over_max_form_memory_size_gives_413(app, client):
+    app.config["MAX_FORM_MEMORY_SIZE"] = 500
+    _add_echo_view(app)
+    small = client.post("/echo", data={"text": "x" * 10}, content_type="multipart/form-data")
+    large = client.post("/echo", data={"text": "x" * 1000}, content_type="multipart/form-data")
+    assert small.status_code == 200
+    assert large.status_code == 413 and "detail" in _json(large)
+
+
+@pytest.mark.skipif(not _flask_reads_config("max_form_parts"),
+                    reason="this Flask does not read MAX_FORM_PARTS from config")
+def test_multipart_with_more_than_max_form_parts_gives_413(app, client):
+    app.config["MAX_FORM_PARTS"] = 2
+    _add_echo_view(app)
+    two = client.post("/echo", data={"a": "1", "b": "2"}, content_type="multipart/form-data")
+    three = client.post("/echo", data={"a": "1", "b": "2", "c": "3"},
+                        content_type="multipart/form-data")
+    assert two.status_code == 200
+    assert three.status_code == 413 and "detail" in _json(three)
+
+
+# ---------------------------------------------------------------------------
+# Malformed bodies, against the notes app
+# ---------------------------------------------------------------------------
+
+MULTIPART_FIELD = b'--x\r\nContent-Disposition: form-data; name="text"\r\n\r\nhi'
+
+MALFORMED_BODIES = [
+    pytest.param(JSON_TYPE, b"{'text': 'single quotes'}", id="json-single-quotes"),
+    pytest.param(JSON_TYPE, b'{"text": "x"} trailing', id="json-trailing-garbage"),
+    pytest.param(JSON_TYPE, b'{"text": NaN}', id="json-nan"),
+    pytest.param(JSON_TYPE, b'{"text": Infinity}', id="json-infinity"),
+    pytest.param(JSON_TYPE, b'{"text": -Infinity}', id="json-minus-infinity"),
+    pytest.param(JSON_TYPE, b'{"text": "\xff\xfe"}', id="json-invalid-utf8"),
+    pytest.param(JSON_TYPE, b"[" * 100000, id="json-100000-deep"),
+    pytest.param("application/json; charset=nope", b'{"text": "x"}', id="unknown-charset"),
+    pytest.param("multipart/form-data", MULTIPART_FIELD + b"\r\n--x--\r\n",
+                 id="multipart-without-boundary"),
+    pytest.param("multipart/form-data; boundary=x", MULTIPART_FIELD, id="multipart-truncated"),
+    pytest.param("multipart/form-data; boundary=x", b"--x\r\ngarbage\r\n--x--\r\n",
+                 id="multipart-broken-part"),
+]
+NOTE_WRITES = [("POST", "/"), ("PUT", "/1/")]
+
+
+def _send_bad_body(notes_client, method, path, content_type, body):
+    """The response to a bad write, after checking the stored notes did not change."""
+    before = _json(notes_client.get("/"))
+    response = notes_client.open(path, method=method, data=body, content_type=content_type)
+    assert _json(notes_client.get("/")) == before
+    return response
+
+
+@pytest.mark.parametrize("testing", [True, False], ids=["testing", "production"])
+@pytest.mark.parametrize("method, path", NOTE_WRITES)
+@pytest.mark.parametrize("content_type, body", MALFORMED_BODIES)
+def test_malformed_body_gives_400_malformed_request_and_changes_nothing(
+        notes_client, testing, method, path, content_type, body):
+    notes_client.application.testing = testing
+    response = _send_bad_body(notes_client, method, path, content_type, body)
+    assert response.status_code == 400
+    assert _json(response) == {"detail": "Malformed request."}
+
+
+@pytest.mark.parametrize("testing", [True, False], ids=["testing", "production"])
+@pytest.mark.parametrize("method, path", NOTE_WRITES)
+@pytest.mark.parametrize("content_type", ["text/plain", "application/xml", "image/png"])
+def test_unknown_content_type_gives_415_and_changes_nothing(
+        notes_client, testing, method, path, content_type):
+    notes_client.application.testing = testing
+    response = _send_bad_body(notes_client, method, path, content_type, b'{"text": "x"}')
+    assert response.status_code == 415
+    assert "detail" in _json(response)
+
+
+# ---------------------------------------------------------------------------
+# API exceptions
+# ---------------------------------------------------------------------------
+
+API_EXCEPTIONS = [
+    (ParseError, 400), (AuthenticationFailed, 401), (NotAuthenticated, 401),
+    (PermissionDenied, 403), (NotFound, 404), (MethodNotAllowed, 405), (NotAcceptable, 406),
+    (UnsupportedMediaType, 415), (Throttled, 429),
+]
+
+
+def _raiser(exception):
+    """A view function that raises ``exception``."""
+    def view():
+        raise exception
+    return view
+
+
+def _raising_view(app, exception):
+    app.add_url_rule("/raise", "raise", _raiser(exception))
+
+
+@pytest.mark.parametrize("exc_class, code", API_EXCEPTIONS)
+def test_api_exception_renders_default_detail_with_its_status(app, client, exc_class, code):
+    _raising_view(app, exc_class())
+    response = client.get("/raise")
+    assert response.status_code == code == exc_class.status_code
+    assert response.headers["Content-Type"] == JSON_TYPE
+    assert response.headers["Vary"] == "Accept"
+    assert _json(response) == {"detail": exc_class.detail}
+    assert str(exc_class()) == exc_class.detail
+
+
+@pytest.mark.parametrize("exc_class, code", API_EXCEPTIONS)
+def test_api_exception_takes_optional_detail(app, client, exc_class, code):
+    exception = exc_class("Custom detail.")
+    _raising_view(app, exception)
+    response = client.get("/raise")
+    assert response.status_code == code
+    assert _json(response) == {"detail": "Custom detail."}
+    assert str(exception) == "Custom detail."
+
+
+def test_api_exception_detail_may_be_structured(app, client):
+    _raising_view(app, ParseError({"text": ["This field is required."]}))
+    assert _json(client.get("/raise")) == {"detail": {"text": ["This field is required."]}}
+
+
+def test_throttled_with_wait_sets_retry_after(app, client):
+    _raising_view(app, Throttled(wait=30))
+    response = client.get("/raise")
+    assert response.status_code == 429
+    assert response.headers["Retry-After"] == "30"
+    assert "30" in _json(response)["detail"]
+
+
+def test_throttled_without_wait_has_no_retry_after(app, client):
+    _raising_view(app, Throttled())
+    response = client.get("/raise")
+    assert response.status_code == 429 and "Retry-After" not in response.headers
+
+
+def test_api_exception_subclass_with_class_attributes(app, client):
+    class PaymentRequired(APIException):
+        status_code = 402
+        detail = "Pay first."
+
+    _raising_view(app, PaymentRequired())
+    response = client.get("/raise")
+    assert response.status_code == 402
+    assert _json(response) == {"detail": "Pay first."}
+    assert str(PaymentRequired()) == "Pay first."
+
+
+def test_api_exception_renders_as_html_page_for_browsers(app, client):
+    _raising_view(app, PermissionDenied())
+    response = client.get("/raise", headers={"Accept": BROWSER_ACCEPT})
+    assert response.status_code == 403
+    assert response.headers["Content-Type"] == HTML_TYPE
+    assert PermissionDenied.detail in response.data.decode("utf-8")
+
+
+@pytest.mark.parametrize("testing", [True, False], ids=["testing", "production"])
+@pytest.mark.parametrize("path", ["/raise", "/data"])
+def test_not_acceptable_renders_with_first_renderer_as_406(app, client, testing, path):
+    app.testing = testing
+    _raising_view(app, NotAcceptable())
+    _add_data_view(app)
+    response = client.get(path, headers={"Accept": "application/xml"})
+    assert response.status_code == 406
+    assert response.headers["Content-Type"] == JSON_TYPE
+    assert _json(response) == {"detail": NotAcceptable.detail}
+
+
+# ---------------------------------------------------------------------------
+# Werkzeug HTTP errors and the user's own error handlers
+# ---------------------------------------------------------------------------
+
+def test_unknown_route_gives_404_detail(client):
+    response = client.get("/no/such/page")
+    assert response.status_code == 404
+    assert response.headers["Vary"] == "Accept"
+    assert _json(response) == {"detail": default_exceptions[404].description}
+
+
+def test_unknown_route_gives_html_404_page_to_browsers(client):
+    response = client.get("/no/such/page", headers={"Accept": BROWSER_ACCEPT})
+    assert response.status_code == 404
+    assert response.headers["Content-Type"] == HTML_TYPE
+    assert b"<html" in response.data
+
+
+def test_wrong_method_gives_405_with_allow_header(app, client):
+    _add_data_view(app)
+    response = client.delete("/data")
+    assert response.status_code == 405
+    assert set(response.headers["Allow"].split(", ")) == {"GET", "HEAD", "OPTIONS", "POST"}
+    assert response.headers["Content-Type"] == JSON_TYPE
+    assert _json(response) == {"detail": default_exceptions[405].description}
+
+
+@pytest.mark.parametrize("code", [400, 401, 403, 404, 409, 410, 413, 418, 429, 503])
+def test_abort_renders_werkzeug_description_as_detail(app, client, code):
+    app.add_url_rule("/", "view", lambda: abort(code))
+    response = client.get("/")
+    assert response.status_code == code
+    assert response.headers["Content-Type"] == JSON_TYPE
+    assert _json(response) == {"detail": default_exceptions[code].description}
+
+
+def test_abort_with_description_uses_it_as_detail(app, client):
+    app.add_url_rule("/", "view", lambda: abort(403, "Members only."))
+    response = client.get("/")
+    assert response.status_code == 403
+    assert _json(response) == {"detail": "Members only."}
+
+
+def test_abort_with_a_response_sends_that_response(app, client):
+    app.add_url_rule("/", "view", lambda: abort(make_response("short and stout", 418)))
+    response = client.get("/")
+    assert (response.status_code, response.data) == (418, b"short and stout")
+
+
+def test_user_error_handler_for_api_exception_subclass_wins(app, client):
+    @app.errorhandler(PermissionDenied)
+    def denied(exc):
+        return {"mine": str(exc)}, 403
+
+    _raising_view(app, PermissionDenied("No."))
+    response = client.get("/raise")
+    assert response.status_code == 403
+    assert _json(response) == {"mine": "No."}
+
+
+@pytest.mark.parametrize("key", [404, WerkzeugNotFound], ids=["by-code", "by-class"])
+def test_user_error_handler_for_werkzeug_404_wins(app, client, key):
+    app.register_error_handler(key, lambda exc: ({"missing": flask.request.path}, 404))
+    response = client.get("/nowhere")
+    assert response.status_code == 404
+    assert _json(response) == {"missing": "/nowhere"}
+
+
+@pytest.mark.parametrize("order", [(APIException, NotFound), (NotFound, APIException)])
+def test_most_specific_user_error_handler_wins(app, client, order):
+    for exc_class in order:
+        app.register_error_handler(
+            exc_class, lambda exc, name=exc_class.__name__: ({"handler": name}, exc.status_code))
+    app.add_url_rule("/missing", "missing", _raiser(NotFound()))
+    app.add_url_rule("/denied", "denied", _raiser(PermissionDenied()))
+    assert _json(client.get("/missing")) == {"handler": "NotFound"}
+    assert _json(client.get("/denied")) == {"handler": "APIException"}
+
+
+def test_blueprint_error_handler_wins_for_its_own_views(app, client):
+    blueprint = Blueprint("shop", __name__)
+    blueprint.add_url_rule("/shop", "shop", _raiser(PermissionDenied()))
+    blueprint.register_error_handler(APIException, lambda exc: ({"shop": exc.detail}, 451))
+    app.register_blueprint(blueprint)
+    _raising_view(app, PermissionDenied())
+    shop = client.get("/shop")
+    assert shop.status_code == 451
+    assert _json(shop) == {"shop": PermissionDenied.detail}
+    assert _json(client.get("/raise")) == {"detail": PermissionDenied.detail}
+
+
+# ---------------------------------------------------------------------------
+# status
+# ---------------------------------------------------------------------------
+
+STATUS_CODES = [
+    100, 101, 102, 103, 200, 201, 202, 203, 204, 205, 206, 207, 208, 226,
+    300, 301, 302, 303, 304, 305, 306, 307, 308,
+    400, 401, 402, 403, 404, 405, 406, 407, 408, 409, 410, 411, 412, 413, 414, 415, 416, 417,
+    418, 421, 422, 423, 424, 425, 426, 428, 429, 431, 451,
+    500, 501, 502, 503, 504, 505, 506, 507, 508, 509, 510, 511,
+]
+
+
+def test_status_has_a_constant_for_every_code_named_after_it():
+    names = [name for name in dir(status) if re.match(r"HTTP_\d{3}_[A-Z_]+$", name)]
+    assert sorted(getattr(status, name) for name in names) == STATUS_CODES
+    for name in names:
+        assert getattr(status, name) == int(name.split("_")[1])
+    assert status.HTTP_100_CONTINUE == 100
+    assert status.HTTP_418_IM_A_TEAPOT == 418
+    assert status.HTTP_511_NETWORK_AUTHENTICATION_REQUIRED == 511
+
+
+@pytest.mark.parametrize("check, inside, outside", [
+    ("is_informational", [100, 199], [99, 200]),
+    ("is_success", [200, 299], [199, 300]),
+    ("is_redirect", [300, 399], [299, 400]),
+    ("is_client_error", [400, 499], [399, 500]),
+    ("is_server_error", [500, 599], [499, 600]),
+])
+def test_status_class_checks_have_exact_boundaries(check, inside, outside):
+    function = getattr(status, check)
+    assert [function(code) for code in inside] == [True, True]
+    assert [function(code) for code in outside] == [False, False]
+
+
+# ---------------------------------------------------------------------------
+# Parsers and renderers per view and per app
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("decorator", [
+    set_parsers(JSONParser), set_parsers([JSONParser]), set_parsers("flask_api.JSONParser")],
+    ids=["class", "list", "dotted-string"])
+def test_view_with_only_json_parser_rejects_form_body_with_415(app, client, decorator):
+    app.add_url_rule("/", "view", decorator(lambda: {"data": flask.request.data}),
+                     methods=["POST"])
+    form = client.post("/", data={"text": "x"})
+    assert form.status_code == 415
+    assert "detail" in _json(form)
+    assert _json(client.post("/", json={"text": "x"})) == {"data": {"text": "x"}}
+
+
+def test_set_parsers_with_two_parsers_accepts_exactly_those(app, client):
+    @app.route("/", methods=["POST"])
+    @set_parsers(JSONParser, URLEncodedParser)
+    def two_parsers():
+        return {"data": flask.request.data}
+
+    assert client.post("/", data={"a": "1"}).status_code == 200
+    assert client.post("/", json={"a": 1}).status_code == 200
+    assert client.post("/", data={"a": "1"}, content_type="multipart/form-data").status_code == 415
+
+
+def test_view_with_only_json_renderer_sends_json_to_browsers(app, client):
+    @app.route("/")
+    @set_renderers(JSONRenderer)
+    def json_only():
+        return {"a": 1}
+
+    response = client.get("/", headers={"Accept": BROWSER_ACCEPT})
+    assert response.headers["Content-Type"] == JSON_TYPE
+    assert _json(response) == {"a": 1}
+
+
+def test_view_with_only_browsable_renderer_renders_406_as_html(app, client):
+    @app.route("/")
+    @set_renderers([BrowsableAPIRenderer])
+    def html_only():
+        return {"a": 1}
+
+    assert client.get("/").headers["Content-Type"] == HTML_TYPE
+    response = client.get("/", headers={"Accept": "application/json"})
+    assert response.status_code == 406
+    assert response.headers["Content-Type"] == HTML_TYPE
+
+
+def test_view_with_only_html_renderer_passes_its_html_string_through(app, client):
+    @app.route("/")
+    @set_renderers(HTMLRenderer)
+    def page():
+        return "<p>Hello</p>"
+
+    response = client.get("/", headers={"Accept": "application/json"})
+    assert response.status_code == 200
+    assert response.headers["Content-Type"] == HTML_TYPE
+    assert response.data == b"<p>Hello</p>"
+
+
+@pytest.mark.parametrize("testing", [True, False], ids=["testing", "production"])
+@pytest.mark.parametrize("path, accept, code, detail", [
+    ("/dict", "application/json", 406, NotAcceptable.detail),
+    ("/denied", "text/html", 403, PermissionDenied.detail),
+], ids=["not-acceptable", "api-exception"])
+def test_view_with_only_html_renderer_still_renders_its_errors(
+        app, client, testing, path, accept, code, detail):
+    app.testing = testing
+    html_only = set_renderers(HTMLRenderer)
+    app.add_url_rule("/dict", "dict", html_only(lambda: {"a": 1}))
+    app.add_url_rule("/denied", "denied", html_only(
+        _raiser(PermissionDenied())))
+    response = client.get(path, headers={"Accept": accept})
+    assert response.status_code == code
+    assert response.headers["Content-Type"] == HTML_TYPE
+    assert detail in response.data.decode("utf-8")
+
+
+@pytest.mark.parametrize("renderers", [
+    [JSONRenderer], ["flask_api.renderers.JSONRenderer"], ("flask_api.JSONRenderer",)])
+def test_default_renderers_setting_takes_classes_or_dotted_strings(app, client, renderers):
+    app.config["DEFAULT_RENDERERS"] = renderers
+    _add_data_view(app)
+    response = client.get("/data", headers={"Accept": BROWSER_ACCEPT})
+    assert response.headers["Content-Type"] == JSON_TYPE
+
+
+@pytest.mark.parametrize("parsers", [[JSONParser], ["flask_api.parsers.JSONParser"]])
+def test_default_parsers_setting_takes_classes_or_dotted_strings(app, client, parsers):
+    app.config["DEFAULT_PARSERS"] = parsers
+    _add_data_view(app)
+    assert client.post("/data", data={"text": "x"}).status_code == 415
+    assert _json(client.post("/data", json=[1])) == {"data": [1]}
+
+
+@pytest.mark.parametrize("setting, dotted", [
+    ("DEFAULT_RENDERERS", "flask_api.renderers.NoSuchRenderer"),
+    ("DEFAULT_RENDERERS", "no_such_module.Renderer"),
+    ("DEFAULT_PARSERS", "flask_api.parsers.NoSuchParser"),
+    ("DEFAULT_PARSERS", "NoDots"),
+])
+def test_setting_with_unimportable_string_raises_import_error_naming_both(
+        app, client, setting, dotted):
+    app.config[setting] = [dotted]
+    _add_data_view(app)
+    with pytest.raises(ImportError) as error:
+        client.post("/data", json={"a": 1})
+    assert setting in str(error.value) and dotted in str(error.value)
+
+
+# ---------------------------------------------------------------------------
+# Custom parsers and renderers, and the JSON renderer
+# ---------------------------------------------------------------------------
+
+class UpperTextParser(BaseParser):
+    """text/plain bodies, upper-cased (shows the parse() signature in use)."""
+
+    media_type = "text/plain"
+
+    def parse(self, stream, media_type, **options):
+        return stream.read().decode(media_type.params.get("charset", "utf-8")).upper()
+
+
+class CSVRenderer(BaseRenderer):
+    """Rows of a list as comma-separated lines."""
+
+    media_type = "text/csv"
+    format = "csv"
+
+    def render(self, data, media_type, **options):
+        return "\n".join(",".join(str(cell) for cell in row) for row in data)
+
+
+def test_custom_parser_and_renderer_subclasses_are_used(app, client):
+    @app.route("/", methods=["GET", "POST"])
+    @set_parsers(UpperTextParser)
+    @set_renderers(JSONRenderer, CSVRenderer)
+    def table():
+        return [["text", flask.request.data or "-"], [1, 2]]
+
+    posted = client.post("/", data="é ok", content_type="text/plain; charset=utf-8",
+                         headers={"Accept": "text/csv"})
+    assert posted.headers["Content-Type"] == "text/csv; charset=utf-8"
+    assert posted.data.decode("utf-8") == "text,É OK\n1,2"
+    assert client.get("/?format=csv").data == b"text,-\n1,2"
+    assert _json(client.get("/")) == [["text", "-"], [1, 2]]
+
+
+class LazyParser(BaseParser):
+    media_type = "text/plain"
+
+
+class LazyRenderer(BaseRenderer):
+    media_type = "text/plain"
+
+
+def test_parser_without_parse_raises_not_implemented_naming_the_class(app, client):
+    app.add_url_rule("/", "view", set_parsers(LazyParser)(lambda: {"data": flask.request.data}),
+                     methods=["POST"])
+    with pytest.raises(NotImplementedError, match=r"LazyParser\.parse\(\)"):
+        client.post("/", data="x", content_type="text/plain")
+
+
+def test_renderer_without_render_raises_not_implemented_naming_the_class(app, client):
+    app.add_url_rule("/", "view", set_renderers(LazyRenderer)(lambda: {"a": 1}))
+    with pytest.raises(NotImplementedError, match=r"LazyRenderer\.render\(\)"):
+        client.get("/", headers={"Accept": "text/plain"})
+
+
+class Point:
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+
+def test_json_renderer_uses_the_apps_json_provider(app, client):
+    if not hasattr(app, "json"):
+        pytest.skip("JSON providers (app.json) need Flask >= 2.2")
+    from flask.json.provider import DefaultJSONProvider
+
+    class PointJSONProvider(DefaultJSONProvider):
+        @staticmethod
+        def default(o):
+            if isinstance(o, Point):
+                return [o.x, o.y]
+            return DefaultJSONProvider.default(o)
+
+    app.json = PointJSONProvider(app)
+    app.add_url_rule("/", "view", lambda: {"at": Point(1, 2)})
+    assert _json(client.get("/")) == {"at": [1, 2]}
+
+
+def test_json_renderer_uses_the_apps_json_encoder_on_older_flask(app, client):
+    if hasattr(app, "json"):
+        pytest.skip("Flask >= 2.2 serializes through app.json, not app.json_encoder")
+
+    class PointJSONEncoder(flask.json.JSONEncoder):
+        def default(self, o):
+            if isinstance(o, Point):
+                return [o.x, o.y]
+            return super().default(o)
+
+    app.json_encoder = PointJSONEncoder
+    app.add_url_rule("/", "view", lambda: {"at": Point(1, 2)})
+    assert _json(client.get("/")) == {"at": [1, 2]}
+
+
+@pytest.mark.parametrize("accept", [None, "application/json; indent=2"])
+def test_json_renderer_keeps_non_ascii_as_utf8(app, client, accept):
+    app.add_url_rule("/", "view", lambda: {"text": "café ☃ 東京"})
+    response = client.get("/", headers=_accept(accept))
+    assert "café ☃ 東京".encode() in response.data
+    assert b"\\u" not in response.data
+
+
+def test_html_renderer_returns_html_strings_unchanged():
+    html = "<p>Caf\u00e9 &amp; <b>bold</b></p>"
+    assert HTMLRenderer().render(html, MediaType("text/html")) == html
+    assert HTMLRenderer().content_type == HTML_TYPE
+
+
+# ---------------------------------------------------------------------------
+# Flask-API 3.x imports, and the module as a single file
+# ---------------------------------------------------------------------------
+
+def test_flask_api_3x_import_paths_still_work():
+    import flask_api.mediatypes
+    import flask_api.negotiation
+    import flask_api.settings
+    from flask_api.decorators import set_renderers as compat_set_renderers
+    from flask_api.exceptions import NotFound as CompatNotFound
+    from flask_api.renderers import JSONRenderer as CompatJSONRenderer
+
+    from flask_api import FlaskAPI as CompatFlaskAPI
+    from flask_api import exceptions, parsers, renderers
+
+    assert CompatFlaskAPI is FlaskAPI and CompatNotFound is NotFound
+    assert compat_set_renderers is set_renderers and CompatJSONRenderer is JSONRenderer
+    assert exceptions.PermissionDenied is PermissionDenied
+    assert parsers.JSONParser is JSONParser and renderers.HTMLRenderer is HTMLRenderer
+    assert flask_api.mediatypes.MediaType is MediaType
+    assert flask_api.negotiation.DefaultNegotiation is flask_api.DefaultNegotiation
+    assert [JSONRenderer] == flask_api.settings.APISettings(
+        {"DEFAULT_RENDERERS": ["flask_api.renderers.JSONRenderer"]}
+    ).DEFAULT_RENDERERS
+
+
+_ALONE_SCRIPT = """
+import json, os, sys
+import flask_api
+from flask_api import FlaskAPI, status
+from flask_api.exceptions import NotFound
+
+app = FlaskAPI(__name__)
+
+@app.route("/")
+def index():
+    return {"alone": True}, status.HTTP_201_CREATED
+
+response = app.test_client().get("/")
+print(json.dumps({"file": os.path.abspath(flask_api.__file__), "path": sys.path,
+                  "status": response.status_code, "body": response.get_json()}))
+"""
+
+
+def test_flask_api_py_works_alone_copied_into_an_empty_directory(tmp_path):
+    shutil.copy(flask_api.__file__, str(tmp_path / "flask_api.py"))
+    env = dict(os.environ, PYTHONPATH=str(tmp_path), PYTHONDONTWRITEBYTECODE="1")
+    result = subprocess.run(
+        [sys.executable, "-c", _ALONE_SCRIPT], cwd=str(tmp_path), env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["file"] == str(tmp_path / "flask_api.py")
+    repo = os.path.dirname(os.path.abspath(flask_api.__file__))
+    assert repo not in [os.path.abspath(entry) for entry in report["path"] if entry]
+    assert (report["status"], report["body"]) == (201, {"alone": True})
+
+
+# ---------------------------------------------------------------------------
+# HEAD, OPTIONS, class-based views, blueprints, hosts and URLs
+# ---------------------------------------------------------------------------
+
+class ItemsView(MethodView):
+    """Items in a basket.
+
+    POST an item to add it.
+    """
+
+    def get(self):
+        return [{"item": "apple"}]
+
+    def post(self):
+        return {"added": flask.request.data}, status.HTTP_201_CREATED
+
+
+def _add_mixed_routes(app):
+    """A function view, a MethodView and a blueprint view."""
+    _add_data_view(app)
+    app.add_url_rule("/items/", view_func=ItemsView.as_view("items"))
+    blueprint = Blueprint("shop", __name__)
+
+    @blueprint.route("/products/<int:number>")
+    def product(number):
+        """One product."""
+        return {"number": number, "url": url_for("shop.product", number=number, _external=True)}
+
+    app.register_blueprint(blueprint, url_prefix="/shop")
+
+
+MIXED_ROUTES = ["/data", "/items/", "/shop/products/7"]
+
+
+@pytest.mark.parametrize("path", MIXED_ROUTES)
+def test_head_works_on_every_route_without_a_body(app, client, path):
+    _add_mixed_routes(app)
+    get, head = client.get(path), client.head(path)
+    assert head.status_code == 200
+    assert head.data == b""
+    assert head.headers["Content-Type"] == get.headers["Content-Type"]
+    assert head.headers["Content-Length"] == str(len(get.data))
+
+
+@pytest.mark.parametrize("path, name, description, methods", [
+    ("/data", "Data", "", {"GET", "HEAD", "OPTIONS", "POST"}),
+    ("/items/", "Items", "Items in a basket.\n\nPOST an item to add it.",
+     {"GET", "HEAD", "OPTIONS", "POST"}),
+    ("/shop/products/7", "Product", "One product.", {"GET", "HEAD", "OPTIONS"}),
+])
+def test_options_works_on_every_route_with_allow_and_a_description(
+        app, client, path, name, description, methods):
+    _add_mixed_routes(app)
+    response = client.options(path)
+    assert response.status_code == 200
+    assert set(response.headers["Allow"].split(", ")) == methods
+    assert _json(response) == {
+        "name": name, "description": description,
+        "renders": ["application/json", "text/html"],
+        "parses": ["application/json", "application/x-www-form-urlencoded",
+                   "multipart/form-data"],
+    }
+
+
+def test_options_describes_the_views_own_parsers_and_renderers(app, client):
+    @app.route("/", methods=["GET", "POST"])
+    @set_parsers(JSONParser)
+    @set_renderers(JSONRenderer)
+    def json_only():
+        """JSON in, JSON out."""
+        return {}
+
+    description = _json(client.options("/"))
+    assert description["renders"] == ["application/json"]
+    assert description["parses"] == ["application/json"]
+
+
+def test_options_on_notes_app_describes_the_list_view(notes_client):
+    description = _json(notes_client.options("/"))
+    assert description["name"] == "Notes List"
+    assert description["description"].startswith("All notes, ordered by key.")
+
+
+def test_method_view_returns_lists_and_dicts(app, client):
+    _add_mixed_routes(app)
+    assert _json(client.get("/items/")) == [{"item": "apple"}]
+    created = client.post("/items/", json={"item": "pear"})
+    assert created.status_code == 201
+    assert _json(created) == {"added": {"item": "pear"}}
+
+
+def test_blueprint_routes_render_and_build_urls(app, client):
+    _add_mixed_routes(app)
+    assert _json(client.get("/shop/products/7")) == {
+        "number": 7, "url": "http://localhost/shop/products/7"}
+    with app.test_request_context("/"):
+        assert url_for("shop.product", number=3) == "/shop/products/3"
+        assert url_for("items") == "/items/"
+
+
+def test_notes_urls_are_built_with_url_for(notes_client):
+    assert _json(notes_client.get("/1/")) == {"url": "http://localhost/1/",
+                                              "text": "build the codez"}
+    response = notes_client.get("/", base_url="https://api.example/v1/")
+    assert _json(response)[0]["url"] == "https://api.example/v1/0/"
+
+
+@pytest.mark.skipif("TRUSTED_HOSTS" not in Flask.default_config,
+                    reason="TRUSTED_HOSTS needs Flask >= 3.1")
+@pytest.mark.parametrize("testing", [True, False], ids=["testing", "production"])
+@pytest.mark.parametrize("accept, content_type", [
+    (None, JSON_TYPE), (BROWSER_ACCEPT, HTML_TYPE)], ids=["api-client", "browser"])
+def test_untrusted_host_gives_400(app, client, testing, accept, content_type):
+    app.testing = testing
+    app.config["TRUSTED_HOSTS"] = ["api.example"]
+    _add_data_view(app)
+    assert client.get("/data", headers={"Host": "api.example"}).status_code == 200
+    headers = dict(_accept(accept), Host="evil.example")
+    response = client.get("/data", headers=headers)
+    assert response.status_code == 400
+    assert response.headers["Content-Type"] == content_type
+    assert "evil.example" in response.data.decode("utf-8")
