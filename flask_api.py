@@ -323,16 +323,22 @@ def _negotiate(renderers: Tuple["BaseRenderer", ...], accept: str,
             continue
         rank = (match.quality, match.precedence, len(offer.params), -index)
         if best is None or rank > best[0]:
-            chosen = match if match.precedence >= 2 else offer
-            best = (rank, renderer, chosen)
+            best = (rank, renderer, _without_quality(match) if match.precedence >= 2 else offer)
     return None if best is None else (best[1], best[2])
+
+
+def _without_quality(media_type: MediaType) -> MediaType:
+    """The client's media type as a renderer sees it: parameters such as indent, but no q."""
+    params = "".join("; {}={}".format(key, _quote(value))
+                     for key, value in media_type.params.items() if key != "q")
+    return _media_type(media_type.full_type + params)
 
 
 class DefaultNegotiation:
     """Chooses a parser by Content-Type and a renderer by Accept (Flask-API 3.x name)."""
 
     def select_parser(self, parsers: Sequence["BaseParser"]) -> Tuple["BaseParser", MediaType]:
-        content_type = _media_type(request.headers.get("Content-Type", ""))
+        content_type = MediaType(request.headers.get("Content-Type", ""))
         for parser in parsers:
             if _media_type(parser.media_type).satisfies(content_type):
                 return parser, content_type

@@ -2343,3 +2343,19 @@ def test_untrusted_host_gives_400(app, client, testing, accept, content_type):
     assert response.status_code == 400
     assert response.headers["Content-Type"] == content_type
     assert "evil.example" in response.data.decode("utf-8")
+
+
+def test_accepted_media_type_keeps_the_clients_parameters_but_not_its_quality(app, client):
+    @app.route("/")
+    def view():
+        return {"x": 1}
+
+    @app.after_request
+    def record(response):
+        response.headers["X-Accepted"] = str(flask.request.accepted_media_type)
+        return response
+
+    accept = "text/html; q=0.5, application/json; q=0.9; indent=2"
+    resp = client.get("/", headers={"Accept": accept})
+    assert resp.headers["X-Accepted"] == "application/json; indent=2"
+    assert resp.get_data(as_text=True) == '{\n  "x": 1\n}'
