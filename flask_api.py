@@ -334,22 +334,33 @@ def _without_quality(media_type: MediaType) -> MediaType:
     return _media_type(media_type.full_type + params)
 
 
+def _unproxied(proxy: Any) -> Any:
+    """The object behind Flask's ``request`` or ``current_app``: each use of a proxy
+    costs a context lookup, which the per-request hot path cannot afford many of."""
+    return proxy._get_current_object()
+
+
 class DefaultNegotiation:
     """Chooses a parser by Content-Type and a renderer by Accept (Flask-API 3.x name)."""
 
     def select_parser(self, parsers: Sequence["BaseParser"]) -> Tuple["BaseParser", MediaType]:
-        content_type = MediaType(request.headers.get("Content-Type", ""))
+        header = request.headers.get("Content-Type", "")
+        content_type = MediaType(header) if "boundary" in header else _media_type(header)
         for parser in parsers:
             if _media_type(parser.media_type).satisfies(content_type):
                 return parser, content_type
         raise UnsupportedMediaType(
             "Unsupported media type \"{}\" in request.".format(content_type.full_type))
 
-    def select_renderer(self, renderers: Sequence["BaseRenderer"]
+    def select_renderer(self, renderers: Sequence["BaseRenderer"], req: Any = None
                         ) -> Tuple["BaseRenderer", MediaType]:
+        req = request if req is None else req  # a proxy lookup per use adds up
+        environ = req.environ
         override = current_app.config.get("URL_FORMAT_OVERRIDE")
-        url_format = request.args.get(override) if override else None
-        result = _negotiate(tuple(renderers), request.environ.get("HTTP_ACCEPT", ""), url_format)
+        url_format = None
+        if override and environ.get("QUERY_STRING"):  # most requests have no query to parse
+            url_format = req.args.get(override)
+        result = _negotiate(tuple(renderers), environ.get("HTTP_ACCEPT", ""), url_format)
         if result is None:
             raise NotAcceptable()
         return result
@@ -390,6 +401,8 @@ class JSONParser(BaseParser):
 
     def parse(self, stream: Any, media_type: MediaType, **options: Any) -> Any:
         text = stream.read().decode(media_type.params.get("charset", "utf-8"))
+        if "NaN" not in text and "Infinity" not in text:  # a hook costs a new decoder per call
+            return _json_loads(text)
         return _json_loads(text, parse_constant=_reject_constant)
 
 
@@ -493,7 +506,12 @@ def _view_for_request() -> Any:
 
 def _view_name(view: Any) -> str:
     """``NoteDetailView`` or ``note_detail`` becomes ``Note Detail``."""
-    name = re.sub(r"(?<=.)View$", "", getattr(view, "__name__", ""))
+    return _title(getattr(view, "__name__", ""))
+
+
+@functools.lru_cache(maxsize=256)
+def _title(name: str) -> str:
+    name = re.sub(r"(?<=.)View$", "", name)
     words = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name).replace("_", " ").split()
     return " ".join(word[:1].upper() + word[1:] for word in words)
 
@@ -501,7 +519,10 @@ def _view_name(view: Any) -> str:
 def _view_doc(view: Any) -> str:
     """The view's own docstring; ``inspect.getdoc`` would inherit ``MethodView``'s."""
     doc = getattr(view, "__doc__", None) if view else None
-    return inspect.cleandoc(doc) if doc else ""
+    return _cleandoc(doc) if doc else ""
+
+
+_cleandoc = functools.lru_cache(maxsize=256)(inspect.cleandoc)  # docstrings: a few per app
 
 
 @functools.lru_cache(maxsize=256)
@@ -544,13 +565,10 @@ class BrowsableAPIRenderer(BaseRenderer):
 
     def get_context(self, data: Any, status: int, headers: Any) -> Dict[str, Any]:
         """Everything the page shows, computed here so the template stays logic-free."""
+        req = _unproxied(request)  # type: APIRequest
         view = _view_for_request()
-        try:
-            adapter = current_app.create_url_adapter(request)
-        except HTTPException:  # Flask 3.1 rejects an untrusted Host here as well
-            adapter = None
-        allowed = adapter.allowed_methods() if adapter and request.url_rule else []
-        body = JSONRenderer().render(data, _media_type("application/json; indent=4")).decode()
+        allowed = _allowed_methods()
+        body = _json_dumps(data, indent=4, separators=(",", ": "), ensure_ascii=False)
         doc = _view_doc(view)
         return {
             "base": self._compiled(_PAGE),
@@ -558,31 +576,35 @@ class BrowsableAPIRenderer(BaseRenderer):
             "title": _view_name(view) or HTTP_STATUS_CODES.get(status, "Error"),
             "description": doc,
             "description_html": _markdown(doc),
-            "root_url": request.script_root + "/",
-            "breadcrumbs": self._breadcrumbs(adapter),
-            "method": request.method,
-            "path": request.full_path.rstrip("?"),
+            "root_url": req.script_root + "/",
+            "breadcrumbs": self._breadcrumbs(),
+            "method": req.method,
+            "path": req.full_path.rstrip("?"),
             "status_line": "{} {}".format(status, HTTP_STATUS_CODES.get(status, "")),
             "status_ok": is_success(status),
             "headers": self._headers(allowed, headers),
             "body": _link_parts(body),
             "allowed": allowed,
-            "content": body if isinstance(data, dict) and request.method == "GET"
+            "content": body if isinstance(data, dict) and req.method == "GET"
             and is_success(status) else "",
             "json_url": self._format_url("json"),
         }
 
-    def _breadcrumbs(self, adapter: Any) -> List[Tuple[str, str]]:
+    def _breadcrumbs(self) -> List[Tuple[str, str]]:
         """One link per path prefix that routes somewhere, ending with this page."""
-        crumbs = [("Home", request.script_root + "/")]
-        segments = [segment for segment in request.path.split("/") if segment]
+        req = _unproxied(request)  # type: APIRequest
+        crumbs = [("Home", req.script_root + "/")]
+        segments = [segment for segment in req.path.split("/") if segment]
+        adapter = None  # made only if there is a prefix to test
         for index, segment in enumerate(segments, 1):
             path = "/" + "/".join(segments[:index]) + "/"
             if index == len(segments):
-                path = request.path
-            elif adapter is None or not _routes(adapter, path):
-                continue
-            crumbs.append((segment, request.script_root + path))
+                path = req.path
+            else:
+                adapter = adapter or _url_adapter()
+                if adapter is None or not _routes(adapter, path):
+                    continue
+            crumbs.append((segment, req.script_root + path))
         return crumbs
 
     def _headers(self, allowed: Iterable[str], headers: Any) -> List[Tuple[str, str]]:
@@ -594,9 +616,36 @@ class BrowsableAPIRenderer(BaseRenderer):
         return shown + [(str(name), str(value)) for name, value in items]
 
     def _format_url(self, url_format: str) -> str:
+        req = _unproxied(request)  # type: APIRequest
         override = current_app.config.get("URL_FORMAT_OVERRIDE") or "format"
-        args = [(k, v) for k, v in request.args.items(multi=True) if k != override]
-        return request.script_root + request.path + "?" + urlencode(args + [(override, url_format)])
+        args = [(k, v) for k, v in req.args.items(multi=True) if k != override
+                ] if req.query_string else []
+        return req.script_root + req.path + "?" + urlencode(args + [(override, url_format)])
+
+
+def _url_adapter() -> Any:
+    try:
+        return current_app.create_url_adapter(request)
+    except HTTPException:  # Flask 3.1 rejects an untrusted Host here as well
+        return None
+
+
+def _allowed_methods() -> List[str]:
+    """The methods of the routes with this request's URL pattern, found once per pattern.
+
+    What the URL adapter's ``allowed_methods()`` says unless two different patterns
+    match one URL; it needs no adapter (a route match) per page.
+    """
+    rule = request.url_rule
+    if rule is None:
+        return []
+    key = (rule.rule, rule.host, rule.subdomain)
+    cache = current_app.extensions.setdefault("flask_api_allowed", {})
+    if key not in cache:
+        cache[key] = sorted({method for other in current_app.url_map.iter_rules()
+                             if (other.rule, other.host, other.subdomain) == key
+                             for method in other.methods or ()})
+    return cache[key]
 
 
 def _routes(adapter: Any, path: str) -> bool:
@@ -628,11 +677,8 @@ def _import(dotted: str, source: str) -> Any:
     try:
         return getattr(importlib.import_module(module_name), name)
     except (ImportError, AttributeError, ValueError) as exc:
-        raise ImportError("Could not import '{}' for {}: {}".format(dotted, source, exc)) from exc
-
-
-def _app_setting(key: str) -> Tuple[Any, ...]:
-    return _resolve(tuple(current_app.config[key]), "setting '{}'".format(key))
+        message = "Could not import '{}' named in {}: {}".format(dotted, source, exc)
+        raise ImportError(message) from exc
 
 
 class APIRequest(Request):
@@ -643,23 +689,22 @@ class APIRequest(Request):
     accepted_renderer = None  # type: Optional[BaseRenderer]
     accepted_media_type = None  # type: Optional[MediaType]
 
-    def _view_classes(self, attribute: str) -> Any:
-        view = current_app.view_functions.get(self.endpoint or "")
-        return getattr(self, attribute) or getattr(view, attribute, None)
+    def _classes(self, attribute: str, setting: str, decorator: str) -> Tuple[Any, ...]:
+        """The view's classes (from the decorator), else the app's setting."""
+        app = _unproxied(current_app)  # type: Flask
+        view = app.view_functions.get(self.endpoint or "")
+        classes = getattr(self, attribute) or getattr(view, attribute, None)
+        if classes:
+            return _resolve(tuple(classes), decorator)
+        return _resolve(tuple(app.config[setting]), setting)
 
     @property
     def parsers(self) -> Tuple[BaseParser, ...]:
-        classes = self._view_classes("parser_classes")
-        if classes:
-            return _resolve(tuple(classes), "set_parsers")
-        return _app_setting("DEFAULT_PARSERS")
+        return self._classes("parser_classes", "DEFAULT_PARSERS", "set_parsers")
 
     @property
     def renderers(self) -> Tuple[BaseRenderer, ...]:
-        classes = self._view_classes("renderer_classes")
-        if classes:
-            return _resolve(tuple(classes), "set_renderers")
-        return _app_setting("DEFAULT_RENDERERS")
+        return self._classes("renderer_classes", "DEFAULT_RENDERERS", "set_renderers")
 
     @property
     def data(self) -> Any:
@@ -697,7 +742,8 @@ class APIRequest(Request):
 
     def close(self) -> None:
         """Close uploaded files along with the request."""
-        for _, upload in self.__dict__.get("_api_parsed", ({}, MultiDict()))[1].items(multi=True):
+        parsed = self.__dict__.get("_api_parsed")
+        for _, upload in parsed[1].items(multi=True) if parsed else ():
             upload.close()
         super().close()
 
@@ -705,10 +751,10 @@ class APIRequest(Request):
 def _render(data: Any, status: int, headers: Any = None,
             fallback: bool = False) -> Tuple[Any, str]:
     """Render data for the current request; ``fallback`` uses the first renderer on a 406."""
-    req = cast(APIRequest, request)
+    req = _unproxied(request)  # type: APIRequest
     renderers = req.renderers
     try:
-        renderer, media_type = DefaultNegotiation().select_renderer(renderers)
+        renderer, media_type = DefaultNegotiation().select_renderer(renderers, req)
     except NotAcceptable:
         if not fallback:
             raise

@@ -1,0 +1,461 @@
+"""Benchmark: the notes API on FlaskAPI against the same API on bare Flask.
+
+    python bench.py              # full run, about half a minute; prints Markdown tables
+    python bench.py --quick      # 3 short rounds, a CI smoke test
+    python bench.py --rounds 11  # more rounds for steadier numbers
+
+Both apps live in this process and are called as WSGI callables, no sockets: each
+scenario builds its environ once with werkzeug's ``EnvironBuilder`` and every call
+gets a copy with a fresh body stream. Rounds alternate the two apps (A B, then B A)
+so drift hits both alike. Numbers are microseconds per request: the median over the
+rounds and the min-max across them.
+
+The bare Flask app mirrors ``notes_app.py`` line for line (same ``NoteStore``, same
+``<key>`` route and key check, ``url_for(..., _external=True)``), swapping only what
+FlaskAPI provides: ``jsonify`` for rendering, ``request.get_json()`` /
+``request.form`` for bodies, ``abort(404)`` plus an error handler for
+``{"detail": ...}``. So the ratio is the cost of the framework, not of the app.
+
+JSON scenarios send ``Accept: application/json``. "browser Accept + ?format=json"
+sends a browser's full Accept header and forces JSON with the URL override, the
+cost of negotiation on what a person clicking "View as JSON" gets. The HTML page
+has no bare Flask counterpart and is compared with FlaskAPI's own JSON list.
+
+Peak memory for the 1,000-note list runs each app in a subprocess of its own
+(``--memory flaskapi`` / ``--memory flask``), so neither pays for the other's imports.
+
+Targets (a report, not an assertion; the exit status is 0 either way): every JSON
+scenario within 1.05x bare Flask, the HTML page within 2x the JSON list.
+"""
+
+import argparse
+import gc
+import io
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import tracemalloc
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
+
+from flask import Flask, abort, jsonify, request, url_for
+from werkzeug.test import EnvironBuilder
+
+try:
+    import resource
+except ImportError:  # Windows
+    resource = None  # type: ignore[assignment]
+
+JSON_ACCEPT = "application/json"
+BROWSER_ACCEPT = ("text/html,application/xhtml+xml,application/xml;q=0.9,"
+                  "image/avif,image/webp,*/*;q=0.8")
+INITIAL_NOTES = {0: "do the shopping", 1: "build the codez", 2: "paint the door"}  # notes_app's
+MAX_KEY_DIGITS = 18  # notes_app's
+BIG = 1000  # notes in the large-list scenario
+JSON_TARGET = 1.05
+HTML_TARGET = 2.0
+
+
+# ---------------------------------------------------------------------------
+# The two apps
+# ---------------------------------------------------------------------------
+
+def _notes(count: Optional[int]) -> Optional[Dict[int, str]]:
+    """None for the three reference notes, else ``count`` numbered ones."""
+    return None if count is None else {key: "note number {}".format(key) for key in range(count)}
+
+
+class NoteStore:
+    """notes_app.NoteStore, copied: importing notes_app would import flask_api too."""
+
+    def __init__(self, notes: Optional[Dict[int, str]] = None) -> None:
+        self._notes = dict(INITIAL_NOTES if notes is None else notes)
+        self._lock = threading.Lock()
+
+    def items(self) -> List[Tuple[int, str]]:
+        with self._lock:
+            return sorted(self._notes.items())
+
+    def get(self, key: int) -> Optional[str]:
+        with self._lock:
+            return self._notes.get(key)
+
+    def create(self, text: str) -> int:
+        with self._lock:
+            key = max(self._notes, default=-1) + 1
+            self._notes[key] = text
+            return key
+
+    def put(self, key: int, text: str) -> None:
+        with self._lock:
+            self._notes[key] = text
+
+    def delete(self, key: int) -> None:
+        with self._lock:
+            self._notes.pop(key, None)
+
+
+def flaskapi_app(count: Optional[int] = None) -> Flask:
+    """The reference notes API (imported here so the bare-Flask process stays bare)."""
+    import notes_app
+    return notes_app.create_app(_notes(count))
+
+
+def flask_app(count: Optional[int] = None) -> Flask:
+    """The same API written the idiomatic way on plain Flask."""
+    app = Flask("notes_flask")
+    store = NoteStore(_notes(count))
+
+    def note(key: int, text: str) -> Dict[str, Any]:
+        return {"url": url_for("notes_detail", key=key, _external=True), "text": text}
+
+    def text_from_body() -> str:
+        data = request.get_json() if request.is_json else request.form
+        if not isinstance(data, dict):
+            abort(400, "Expected an object with a 'text' field.")
+        text = data.get("text", "")
+        return text if isinstance(text, str) else str(text)
+
+    def number(key: str) -> int:
+        if not re.fullmatch(r"[0-9]{1,%d}" % MAX_KEY_DIGITS, key):
+            abort(404, "This resource does not exist.")
+        return int(key)
+
+    @app.errorhandler(400)
+    @app.errorhandler(404)
+    def error(exc: Any) -> Any:
+        return jsonify(detail=exc.description), exc.code
+
+    @app.route("/", methods=["GET", "POST"])
+    def notes_list() -> Any:
+        if request.method == "POST":
+            text = text_from_body()
+            return jsonify(note(store.create(text), text)), 201
+        return jsonify([note(key, text) for key, text in store.items()])
+
+    @app.route("/<key>/", methods=["GET", "PUT", "DELETE"])
+    def notes_detail(key: str) -> Any:
+        key_number = number(key)
+        if request.method == "PUT":
+            text = text_from_body()
+            store.put(key_number, text)
+            return jsonify(note(key_number, text))
+        if request.method == "DELETE":
+            store.delete(key_number)
+            return "", 204
+        stored = store.get(key_number)
+        if stored is None:
+            abort(404, "This resource does not exist.")
+        return jsonify(note(key_number, stored))
+
+    return app
+
+
+# ---------------------------------------------------------------------------
+# Requests as prepared WSGI calls
+# ---------------------------------------------------------------------------
+
+class Call:
+    """One request, built once and replayed against any WSGI app."""
+
+    def __init__(self, method: str, path: str, accept: str, body: bytes = b"",
+                 content_type: Optional[str] = None, query: str = "") -> None:
+        builder = EnvironBuilder(path=path, method=method, query_string=query,
+                                 headers=[("Accept", accept)], data=body or None,
+                                 content_type=content_type)
+        self.environ = builder.get_environ()
+        builder.close()
+        self.body = body
+
+    def __call__(self, app: Any) -> Tuple[str, bytes, Dict[str, str]]:
+        """Run the request; return (status, body, headers), as a server would see them."""
+        seen = {}  # type: Dict[str, Any]
+
+        def start_response(status: str, headers: List[Tuple[str, str]], exc_info: Any = None
+                           ) -> Callable[[bytes], None]:
+            seen["status"], seen["headers"] = status, dict(headers)
+            return lambda data: None
+
+        environ = self.environ.copy()
+        environ["wsgi.input"] = io.BytesIO(self.body)
+        result = app(environ, start_response)
+        try:
+            body = b"".join(result)
+        finally:
+            if hasattr(result, "close"):
+                result.close()
+        return seen["status"], body, seen["headers"]
+
+    def loop(self, app: Any, count: int) -> float:
+        """Seconds for ``count`` requests: the same work as ``__call__``, minus bookkeeping."""
+        environ, body, copy, stream = self.environ, self.body, dict.copy, io.BytesIO
+
+        def start_response(status: str, headers: Any, exc_info: Any = None) -> Any:
+            return None
+
+        gc.collect()
+        start = time.perf_counter()
+        for _ in range(count):
+            env = copy(environ)
+            env["wsgi.input"] = stream(body)
+            result = app(env, start_response)
+            for _chunk in result:
+                pass
+            close = getattr(result, "close", None)
+            if close is not None:
+                close()
+        return time.perf_counter() - start
+
+
+class Scenario(NamedTuple):
+    name: str
+    call: Call
+    base_call: Call  # the baseline request
+    base: str  # "flask" (same request on bare Flask) or "flaskapi" (FlaskAPI's JSON list)
+    target: float
+    status: str  # expected status line, checked before timing
+    big: bool = False  # uses the 1,000-note apps
+
+
+def scenarios() -> List[Scenario]:
+    """Every scenario in the order of the table."""
+    json_list = Call("GET", "/", JSON_ACCEPT)
+    detail = Call("GET", "/1/", JSON_ACCEPT)
+    put_json = Call("PUT", "/1/", JSON_ACCEPT, b'{"text": "build the codez"}', "application/json")
+    put_form = Call("PUT", "/1/", JSON_ACCEPT, b"text=build+the+codez",
+                    "application/x-www-form-urlencoded")
+    missing = Call("GET", "/99/", JSON_ACCEPT)
+    forced = Call("GET", "/1/", BROWSER_ACCEPT, query="format=json")
+    html = Call("GET", "/", BROWSER_ACCEPT)
+    return [
+        Scenario("list (3 notes), JSON", json_list, json_list, "flask", JSON_TARGET, "200 OK"),
+        Scenario("detail, JSON", detail, detail, "flask", JSON_TARGET, "200 OK"),
+        Scenario("PUT, JSON body", put_json, put_json, "flask", JSON_TARGET, "200 OK"),
+        Scenario("PUT, form body", put_form, put_form, "flask", JSON_TARGET, "200 OK"),
+        Scenario("404, missing key", missing, missing, "flask", JSON_TARGET, "404 NOT FOUND"),
+        Scenario("detail, browser Accept + ?format=json", forced, forced, "flask", JSON_TARGET,
+                 "200 OK"),
+        Scenario("list (1,000 notes), JSON", json_list, json_list, "flask", JSON_TARGET, "200 OK",
+                 big=True),
+        Scenario("list (3 notes), HTML page", html, json_list, "flaskapi", HTML_TARGET, "200 OK"),
+    ]
+
+
+def check(scenario: Scenario, app: Any, base_app: Any) -> None:
+    """Both sides answer as expected, so the timings compare like with like."""
+    status, body, headers = scenario.call(app)
+    base_status, base_body, _ = scenario.base_call(base_app)
+    problem = None
+    if status != scenario.status or base_status != scenario.status:
+        problem = "status {!r} / {!r}".format(status, base_status)
+    elif scenario.base == "flaskapi":
+        if not headers.get("Content-Type", "").startswith("text/html"):
+            problem = "not an HTML page: " + headers.get("Content-Type", "")
+    elif json.loads(body) != json.loads(base_body):
+        problem = "bodies differ: {!r} / {!r}".format(body[:200], base_body[:200])
+    if problem:
+        sys.exit("bench.py: scenario {!r} is not comparable: {}".format(scenario.name, problem))
+
+
+# ---------------------------------------------------------------------------
+# Timing
+# ---------------------------------------------------------------------------
+
+class Result(NamedTuple):
+    scenario: Scenario
+    times: List[float]  # microseconds per request, one per round
+    base_times: List[float]
+
+
+def calibrate(call: Call, app: Any, round_seconds: float) -> int:
+    """Requests per round so one app's share of a round takes about ``round_seconds``."""
+    count = 10
+    while True:
+        elapsed = call.loop(app, count)
+        if elapsed >= 0.05 or count >= 1000000:
+            return max(10, int(count * round_seconds / elapsed))
+        count *= 4
+
+
+def measure(scenario: Scenario, app: Any, base_app: Any, rounds: int,
+            round_seconds: float) -> Result:
+    """Alternate the two sides for ``rounds`` rounds; microseconds per request each round."""
+    check(scenario, app, base_app)
+    count = calibrate(scenario.call, app, round_seconds / 2)
+    scenario.base_call.loop(base_app, count // 4 + 1)  # warm up the baseline too
+    times, base_times = [], []  # type: List[float], List[float]
+    for round_index in range(rounds):
+        sides = [(scenario.call, app, times), (scenario.base_call, base_app, base_times)]
+        for call, wsgi_app, out in sides if round_index % 2 == 0 else sides[::-1]:
+            out.append(call.loop(wsgi_app, count) / count * 1e6)
+    return Result(scenario, times, base_times)
+
+
+def run_all(rounds: int, round_seconds: float) -> List[Result]:
+    apps = {False: (flaskapi_app(), flask_app()), True: (flaskapi_app(BIG), flask_app(BIG))}
+    results = []
+    for scenario in scenarios():
+        app, bare = apps[scenario.big]
+        base_app = bare if scenario.base == "flask" else app
+        results.append(measure(scenario, app, base_app, rounds, round_seconds))
+        print("  measured: " + scenario.name, file=sys.stderr)
+    return results
+
+
+# ---------------------------------------------------------------------------
+# Memory, in a subprocess per app
+# ---------------------------------------------------------------------------
+
+def memory_child(which: str, requests: int) -> None:
+    """Build one app with 1,000 notes, serve the JSON list; print the peaks as JSON."""
+    app = flaskapi_app(BIG) if which == "flaskapi" else flask_app(BIG)
+    call = Call("GET", "/", JSON_ACCEPT)
+    call.loop(app, requests)
+    tracemalloc.start()  # after the warm-up: a steady-state request, not the first one
+    call(app)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    print(json.dumps({"hwm_kib": _vm_hwm_kib(), "maxrss_kib": _maxrss_kib(),
+                      "tracemalloc_peak_kib": peak / 1024}))
+
+
+def _maxrss_kib() -> Optional[int]:
+    if resource is None:
+        return None
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return rss // 1024 if sys.platform == "darwin" else rss  # macOS counts bytes
+
+
+def _vm_hwm_kib() -> Optional[int]:
+    """This process's own peak RSS on Linux, where ru_maxrss carries the parent's over exec."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def memory(requests: int) -> Dict[str, Dict[str, Any]]:
+    """Run the memory child for each app; their parsed reports."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = {}
+    for which in ("flaskapi", "flask"):
+        proc = subprocess.run(
+            [sys.executable, os.path.abspath(__file__), "--memory", which,
+             "--memory-requests", str(requests)],
+            cwd=here, stdout=subprocess.PIPE, check=True)
+        out[which] = json.loads(proc.stdout.decode().strip().splitlines()[-1])
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Report
+# ---------------------------------------------------------------------------
+
+def _cell(times: List[float]) -> str:
+    return "{:.1f} ({:.1f}-{:.1f})".format(statistics.median(times), min(times), max(times))
+
+
+def table(results: List[Result]) -> str:
+    """The timings as a Markdown table."""
+    lines = [
+        "| Scenario | FlaskAPI µs/req | Baseline | Baseline µs/req | Ratio | Target | |",
+        "|---|---:|---|---:|---:|---:|---|",
+    ]
+    for result in results:
+        scenario = result.scenario
+        ratio = statistics.median(result.times) / statistics.median(result.base_times)
+        base = "bare Flask" if scenario.base == "flask" else "FlaskAPI JSON list"
+        verdict = "ok" if ratio <= scenario.target else "over"
+        if _noisy(result.times) or _noisy(result.base_times):
+            verdict += " (noisy: rerun)"
+        lines.append("| {} | {} | {} | {} | {:.2f}x | {:.2f}x | {} |".format(
+            scenario.name, _cell(result.times), base, _cell(result.base_times), ratio,
+            scenario.target, verdict))
+    return "\n".join(lines)
+
+
+def _noisy(times: List[float]) -> bool:
+    """Rounds more than 15% apart: something else was using the CPU."""
+    return max(times) > 1.15 * min(times)
+
+
+def memory_table(report: Dict[str, Dict[str, Any]], requests: int) -> str:
+    """Peak memory for the 1,000-note JSON list, one row per app."""
+    lines = [
+        "| 1,000-note JSON list | Peak RSS (VmHWM) | ru_maxrss | tracemalloc peak, one request |",
+        "|---|---:|---:|---:|",
+    ]
+    for which, label in (("flaskapi", "FlaskAPI"), ("flask", "bare Flask")):
+        row = report[which]
+        lines.append("| {} | {} | {} | {:.0f} KiB |".format(
+            label, _mib(row["hwm_kib"]), _mib(row["maxrss_kib"]), row["tracemalloc_peak_kib"]))
+    lines.append("")
+    lines.append("Each app in a process of its own, after {} requests. On Linux ru_maxrss keeps "
+                 "the parent's peak across exec, so it is a floor set by bench.py itself; "
+                 "VmHWM is the child's own.".format(requests))
+    return "\n".join(lines)
+
+
+def _mib(kib: Optional[int]) -> str:
+    return "n/a" if kib is None else "{:.1f} MiB".format(kib / 1024)
+
+
+def environment(rounds: int) -> str:
+    """One line: versions and the machine."""
+    return ("Python {}, Flask {}, Werkzeug {}; {}, {} ({} CPUs); {} rounds, "
+            "µs per request, median (min-max across rounds).").format(
+                platform.python_version(), _version("flask"), _version("werkzeug"),
+                platform.platform(terse=True), _cpu_model(), os.cpu_count(), rounds)
+
+
+def _version(dist: str) -> str:
+    try:
+        from importlib.metadata import version
+        return version(dist)
+    except Exception:  # Python < 3.8
+        return getattr(__import__(dist), "__version__", "?")
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def main(argv: Optional[List[str]] = None) -> None:
+    parser = argparse.ArgumentParser(description="FlaskAPI against bare Flask, per request.")
+    parser.add_argument("--quick", action="store_true", help="3 short rounds (CI smoke test)")
+    parser.add_argument("--rounds", type=int, help="rounds per scenario (default 7)")
+    parser.add_argument("--memory", choices=["flaskapi", "flask"], help=argparse.SUPPRESS)
+    parser.add_argument("--memory-requests", type=int, default=200, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.memory:
+        return memory_child(args.memory, args.memory_requests)
+    rounds = args.rounds or (3 if args.quick else 7)
+    round_seconds = 0.04 if args.quick else 0.4  # both apps together
+    results = run_all(rounds, round_seconds)
+    requests = 20 if args.quick else 200
+    mem = memory(requests)
+    print(table(results))
+    print()
+    print(memory_table(mem, requests))
+    print()
+    print(environment(rounds))
+
+
+if __name__ == "__main__":
+    main()
