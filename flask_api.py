@@ -27,10 +27,10 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 from flask import Flask, Request, Response, current_app, has_request_context, request
 from flask import json as flask_json
 from markupsafe import Markup
-from werkzeug.datastructures import MultiDict
+from werkzeug.datastructures import ImmutableMultiDict, MultiDict
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from werkzeug.http import HTTP_STATUS_CODES, parse_list_header, parse_options_header
-from werkzeug.wsgi import get_current_url
+from werkzeug.wsgi import get_current_url, get_input_stream
 
 try:  # optional: Markdown for view docstrings on the browsable page
     import markdown as _markdown_lib
@@ -340,30 +340,50 @@ def _unproxied(proxy: Any) -> Any:
     return proxy._get_current_object()
 
 
+@functools.lru_cache(maxsize=256)
+def _parser_for(parsers: Tuple["BaseParser", ...], content_type: str
+                ) -> Tuple[Optional["BaseParser"], MediaType]:
+    """The first parser for a Content-Type header, and the header parsed."""
+    media_type = MediaType(content_type)
+    for parser in parsers:
+        if _media_type(parser.media_type).satisfies(media_type):
+            return parser, media_type
+    return None, media_type
+
+
+@functools.lru_cache(maxsize=256)
+def _query_value(query_string: str, key: str) -> Optional[str]:
+    """One query parameter, without building werkzeug's ``request.args`` just for it."""
+    return next((value for name, value in parse_qsl(query_string) if name == key), None)
+
+
 class DefaultNegotiation:
     """Chooses a parser by Content-Type and a renderer by Accept (Flask-API 3.x name)."""
 
-    def select_parser(self, parsers: Sequence["BaseParser"]) -> Tuple["BaseParser", MediaType]:
-        header = request.headers.get("Content-Type", "")
-        content_type = MediaType(header) if "boundary" in header else _media_type(header)
-        for parser in parsers:
-            if _media_type(parser.media_type).satisfies(content_type):
-                return parser, content_type
-        raise UnsupportedMediaType(
-            "Unsupported media type \"{}\" in request.".format(content_type.full_type))
+    def select_parser(self, parsers: Sequence["BaseParser"], req: Any = None
+                      ) -> Tuple["BaseParser", MediaType]:
+        header = (req or request).headers.get("Content-Type", "")
+        # A multipart boundary makes each header unique: not worth a cache slot.
+        find = _parser_for.__wrapped__ if "boundary" in header else _parser_for
+        parser, content_type = find(tuple(parsers), header)
+        if parser is None:
+            raise UnsupportedMediaType(
+                "Unsupported media type \"{}\" in request.".format(content_type.full_type))
+        return parser, content_type
 
-    def select_renderer(self, renderers: Sequence["BaseRenderer"], req: Any = None
-                        ) -> Tuple["BaseRenderer", MediaType]:
-        req = request if req is None else req  # a proxy lookup per use adds up
-        environ = req.environ
-        override = current_app.config.get("URL_FORMAT_OVERRIDE")
-        url_format = None
-        if override and environ.get("QUERY_STRING"):  # most requests have no query to parse
-            url_format = req.args.get(override)
+    def select_renderer(self, renderers: Sequence["BaseRenderer"], req: Any = None,
+                        app: Any = None) -> Tuple["BaseRenderer", MediaType]:
+        environ = (req or request).environ
+        override = (app or current_app).config.get("URL_FORMAT_OVERRIDE", "format")
+        query = environ.get("QUERY_STRING")
+        url_format = _query_value(query, override) if override and query else None
         result = _negotiate(tuple(renderers), environ.get("HTTP_ACCEPT", ""), url_format)
         if result is None:
             raise NotAcceptable()
         return result
+
+
+_negotiation = DefaultNegotiation()
 
 
 BaseNegotiation = DefaultNegotiation
@@ -681,6 +701,11 @@ def _import(dotted: str, source: str) -> Any:
         raise ImportError(message) from exc
 
 
+_EMPTY = ImmutableMultiDict()  # type: MultiDict
+# werkzeug 2.3+ limits request.stream to MAX_CONTENT_LENGTH itself; older ones do not.
+_STREAM_HAS_LIMIT = "max_content_length" in inspect.signature(get_input_stream).parameters
+
+
 class APIRequest(Request):
     """Flask's request, plus ``data`` parsed by Content-Type and the negotiation result."""
 
@@ -689,9 +714,10 @@ class APIRequest(Request):
     accepted_renderer = None  # type: Optional[BaseRenderer]
     accepted_media_type = None  # type: Optional[MediaType]
 
-    def _classes(self, attribute: str, setting: str, decorator: str) -> Tuple[Any, ...]:
+    def _classes(self, attribute: str, setting: str, decorator: str,
+                 app: Any = None) -> Tuple[Any, ...]:
         """The view's classes (from the decorator), else the app's setting."""
-        app = _unproxied(current_app)  # type: Flask
+        app = app or _unproxied(current_app)
         view = app.view_functions.get(self.endpoint or "")
         classes = getattr(self, attribute) or getattr(view, attribute, None)
         if classes:
@@ -714,7 +740,7 @@ class APIRequest(Request):
     @property
     def form(self) -> MultiDict:  # type: ignore[override]
         data = self._parsed()[0]
-        return data if isinstance(data, MultiDict) else MultiDict()
+        return data if isinstance(data, MultiDict) else _EMPTY
 
     @property
     def files(self) -> MultiDict:  # type: ignore[override]
@@ -727,18 +753,19 @@ class APIRequest(Request):
 
     def _parse(self) -> Tuple[Any, MultiDict]:
         if not self.content_length and "chunked" not in self.headers.get("Transfer-Encoding", ""):
-            return MultiDict(), MultiDict()
-        parser, media_type = DefaultNegotiation().select_parser(self.parsers)
-        limit = self.max_content_length
-        if limit is not None and (self.content_length or 0) > limit:
-            raise RequestEntityTooLarge()
+            return _EMPTY, _EMPTY
+        parser, media_type = _negotiation.select_parser(self.parsers, self)
+        if not _STREAM_HAS_LIMIT:
+            limit = self.max_content_length
+            if limit is not None and (self.content_length or 0) > limit:
+                raise RequestEntityTooLarge()
         stream = self.stream if parser.streaming else io.BytesIO(self.get_data(cache=True))
         try:
             result = parser.parse(stream, media_type, content_length=self.content_length,
                                   request=self)
         except (ValueError, LookupError, RecursionError) as exc:  # UnicodeError is a ValueError
             raise ParseError() from exc
-        return result if isinstance(result, tuple) else (result, MultiDict())
+        return result if isinstance(result, tuple) else (result, _EMPTY)
 
     def close(self) -> None:
         """Close uploaded files along with the request."""
@@ -751,10 +778,10 @@ class APIRequest(Request):
 def _render(data: Any, status: int, headers: Any = None,
             fallback: bool = False) -> Tuple[Any, str]:
     """Render data for the current request; ``fallback`` uses the first renderer on a 406."""
-    req = _unproxied(request)  # type: APIRequest
-    renderers = req.renderers
+    app, req = _unproxied(current_app), _unproxied(request)
+    renderers = req._classes("renderer_classes", "DEFAULT_RENDERERS", "set_renderers", app)
     try:
-        renderer, media_type = DefaultNegotiation().select_renderer(renderers, req)
+        renderer, media_type = _negotiation.select_renderer(renderers, req, app)
     except NotAcceptable:
         if not fallback:
             raise
@@ -873,7 +900,9 @@ class FlaskAPI(Flask):
     """Flask, where views may return lists and dicts rendered by content negotiation."""
 
     request_class = APIRequest
-    response_class = APIResponse
+    # Flask's own Response: APIResponse (for Flask-API 3.x code that builds one) costs
+    # a few µs per request for a check that rendering here never needs.
+    response_class = Response
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

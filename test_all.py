@@ -2359,3 +2359,28 @@ def test_accepted_media_type_keeps_the_clients_parameters_but_not_its_quality(ap
     resp = client.get("/", headers={"Accept": accept})
     assert resp.headers["X-Accepted"] == "application/json; indent=2"
     assert resp.get_data(as_text=True) == '{\n  "x": 1\n}'
+
+
+def test_flask_api_3_style_apiresponse_renders_by_negotiation(app, client):
+    from flask_api.response import APIResponse
+
+    @app.route("/")
+    def view():
+        return APIResponse({"made": "by hand"}, status=201)
+
+    as_json = client.get("/", headers={"Accept": "application/json"})
+    assert as_json.status_code == 201
+    assert as_json.get_json() == {"made": "by hand"}
+    assert as_json.headers["Vary"] == "Accept"
+    as_page = client.get("/", headers={"Accept": "text/html"})
+    assert as_page.status_code == 201
+    assert as_page.mimetype == "text/html" and "by hand" in as_page.get_data(as_text=True)
+
+
+def test_test_client_responses_are_flask_responses_even_buffered(app, client):
+    @app.route("/")
+    def view():
+        return [1, 2]
+
+    response = client.get("/", buffered=True)
+    assert response.get_data() == b"[1,2]"
