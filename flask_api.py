@@ -505,14 +505,14 @@ class HTMLRenderer(BaseRenderer):
 
 
 def _json_dumps(data: Any, **kwargs: Any) -> str:
-    provider = getattr(current_app, "json", None)  # Flask 2.2+: the app's JSON provider
+    provider = getattr(_unproxied(current_app), "json", None)  # Flask 2.2+: the JSON provider
     if provider is not None:
         return provider.dumps(data, **kwargs)
     return flask_json.dumps(data, **kwargs)  # older Flask: the app's json_encoder applies
 
 
 def _json_loads(text: str, **kwargs: Any) -> Any:
-    provider = getattr(current_app, "json", None)
+    provider = getattr(_unproxied(current_app), "json", None)
     if provider is not None:
         return provider.loads(text, **kwargs)
     return flask_json.loads(text, **kwargs)
@@ -752,17 +752,17 @@ class APIRequest(Request):
         return self.__dict__["_api_parsed"]
 
     def _parse(self) -> Tuple[Any, MultiDict]:
-        if not self.content_length and "chunked" not in self.headers.get("Transfer-Encoding", ""):
+        length = self.content_length  # werkzeug parses the header on each access
+        if not length and "chunked" not in self.headers.get("Transfer-Encoding", ""):
             return _EMPTY, _EMPTY
         parser, media_type = _negotiation.select_parser(self.parsers, self)
         if not _STREAM_HAS_LIMIT:
             limit = self.max_content_length
-            if limit is not None and (self.content_length or 0) > limit:
+            if limit is not None and (length or 0) > limit:
                 raise RequestEntityTooLarge()
         stream = self.stream if parser.streaming else io.BytesIO(self.get_data(cache=True))
         try:
-            result = parser.parse(stream, media_type, content_length=self.content_length,
-                                  request=self)
+            result = parser.parse(stream, media_type, content_length=length, request=self)
         except (ValueError, LookupError, RecursionError) as exc:  # UnicodeError is a ValueError
             raise ParseError() from exc
         return result if isinstance(result, tuple) else (result, _EMPTY)
