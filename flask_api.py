@@ -518,9 +518,9 @@ def _json_loads(text: str, **kwargs: Any) -> Any:
     return flask_json.loads(text, **kwargs)
 
 
-def _view_for_request() -> Any:
+def _view_for(app: Flask, req: Request) -> Any:
     """The view function (or its ``MethodView`` class) that handles this request."""
-    view = current_app.view_functions.get(request.endpoint or "")
+    view = app.view_functions.get(req.endpoint or "")
     return getattr(view, "view_class", view)
 
 
@@ -568,101 +568,106 @@ class BrowsableAPIRenderer(BaseRenderer):
 
     def render(self, data: Any, media_type: MediaType, **options: Any) -> str:
         status = options.get("status") or HTTP_200_OK
-        return self.get_template().render(self.get_context(data, status, options.get("headers")))
+        context = self.get_context(data, status, options.get("headers"))
+        return self.get_template().render(context)
 
     def get_template(self) -> Any:
         """The compiled page, made once per app; a template named in config wins."""
-        name = current_app.config.get("BROWSABLE_API_TEMPLATE")
+        app = _unproxied(current_app)
+        name = app.config.get("BROWSABLE_API_TEMPLATE")
         if name:
-            return current_app.jinja_env.get_template(name)
-        return self._compiled(self.template) if self.template else self._compiled(_PAGE)
-
-    def _compiled(self, source: str) -> Any:
-        cache = current_app.extensions.setdefault("flask_api_templates", {})
-        if source not in cache:
-            cache[source] = current_app.jinja_env.from_string(source)
-        return cache[source]
+            return app.jinja_env.get_template(name)
+        return _compiled(app, self.template or _PAGE)
 
     def get_context(self, data: Any, status: int, headers: Any) -> Dict[str, Any]:
         """Everything the page shows, computed here so the template stays logic-free."""
-        req = _unproxied(request)  # type: APIRequest
-        view = _view_for_request()
-        allowed = _allowed_methods()
+        app, req = _unproxied(current_app), _unproxied(request)
+        view = _view_for(app, req)
+        allowed = _allowed_methods(app, req)
         body = _json_dumps(data, indent=4, separators=(",", ": "), ensure_ascii=False)
         doc = _view_doc(view)
         return {
-            "base": self._compiled(_PAGE),
-            "branding": current_app.config.get("BROWSABLE_API_BRANDING", "Flask API"),
+            "base": _compiled(app, _PAGE),
+            "branding": app.config.get("BROWSABLE_API_BRANDING", "Flask API"),
             "title": _view_name(view) or HTTP_STATUS_CODES.get(status, "Error"),
             "description": doc,
             "description_html": _markdown(doc),
             "root_url": req.script_root + "/",
-            "breadcrumbs": self._breadcrumbs(),
+            "breadcrumbs": _breadcrumbs(app, req),
             "method": req.method,
             "path": req.full_path.rstrip("?"),
             "status_line": "{} {}".format(status, HTTP_STATUS_CODES.get(status, "")),
             "status_ok": is_success(status),
-            "headers": self._headers(allowed, headers),
+            "headers": _shown_headers(allowed, headers),
             "body": _link_parts(body),
             "allowed": allowed,
             "content": body if isinstance(data, dict) and req.method == "GET"
             and is_success(status) else "",
-            "json_url": self._format_url("json"),
+            "json_url": _format_url(app, req, "json"),
         }
 
-    def _breadcrumbs(self) -> List[Tuple[str, str]]:
-        """One link per path prefix that routes somewhere, ending with this page."""
-        req = _unproxied(request)  # type: APIRequest
-        crumbs = [("Home", req.script_root + "/")]
-        segments = [segment for segment in req.path.split("/") if segment]
-        adapter = None  # made only if there is a prefix to test
-        for index, segment in enumerate(segments, 1):
-            path = "/" + "/".join(segments[:index]) + "/"
-            if index == len(segments):
-                path = req.path
-            else:
-                adapter = adapter or _url_adapter()
-                if adapter is None or not _routes(adapter, path):
-                    continue
-            crumbs.append((segment, req.script_root + path))
-        return crumbs
 
-    def _headers(self, allowed: Iterable[str], headers: Any) -> List[Tuple[str, str]]:
-        """The headers an API client gets with this response."""
-        shown = [("Content-Type", "application/json"), ("Vary", "Accept")]
-        if allowed:
-            shown.insert(0, ("Allow", ", ".join(sorted(allowed))))
-        items = headers.items() if isinstance(headers, dict) else headers or []
-        return shown + [(str(name), str(value)) for name, value in items]
-
-    def _format_url(self, url_format: str) -> str:
-        req = _unproxied(request)  # type: APIRequest
-        override = current_app.config.get("URL_FORMAT_OVERRIDE") or "format"
-        args = [(k, v) for k, v in req.args.items(multi=True) if k != override
-                ] if req.query_string else []
-        return req.script_root + req.path + "?" + urlencode(args + [(override, url_format)])
+def _compiled(app: Flask, source: str) -> Any:
+    cache = app.extensions.setdefault("flask_api_templates", {})
+    if source not in cache:
+        cache[source] = app.jinja_env.from_string(source)
+    return cache[source]
 
 
-def _url_adapter() -> Any:
+def _breadcrumbs(app: Flask, req: Request) -> List[Tuple[str, str]]:
+    """One link per path prefix that routes somewhere, ending with this page."""
+    crumbs = [("Home", req.script_root + "/")]
+    segments = [segment for segment in req.path.split("/") if segment]
+    adapter = None  # made only if there is a prefix to test
+    for index, segment in enumerate(segments, 1):
+        path = "/" + "/".join(segments[:index]) + "/"
+        if index == len(segments):
+            path = req.path
+        else:
+            adapter = adapter or _url_adapter(app, req)
+            if adapter is None or not _routes(adapter, path):
+                continue
+        crumbs.append((segment, req.script_root + path))
+    return crumbs
+
+
+def _shown_headers(allowed: Iterable[str], headers: Any) -> List[Tuple[str, str]]:
+    """The headers an API client gets with this response."""
+    shown = [("Content-Type", "application/json"), ("Vary", "Accept")]
+    if allowed:
+        shown.insert(0, ("Allow", ", ".join(sorted(allowed))))
+    items = headers.items() if isinstance(headers, dict) else headers or []
+    return shown + [(str(name), str(value)) for name, value in items]
+
+
+def _format_url(app: Flask, req: Request, url_format: str) -> str:
+    """This URL with ``?format=`` set, other query arguments kept."""
+    override = app.config.get("URL_FORMAT_OVERRIDE") or "format"
+    args = [(k, v) for k, v in req.args.items(multi=True) if k != override
+            ] if req.query_string else []
+    return req.script_root + req.path + "?" + urlencode(args + [(override, url_format)])
+
+
+def _url_adapter(app: Flask, req: Request) -> Any:
     try:
-        return current_app.create_url_adapter(request)
+        return app.create_url_adapter(req)
     except HTTPException:  # Flask 3.1 rejects an untrusted Host here as well
         return None
 
 
-def _allowed_methods() -> List[str]:
+def _allowed_methods(app: Flask, req: Request) -> List[str]:
     """The methods of the routes with this request's URL pattern, found once per pattern.
 
     What the URL adapter's ``allowed_methods()`` says unless two different patterns
     match one URL; it needs no adapter (a route match) per page.
     """
-    rule = request.url_rule
+    rule = req.url_rule
     if rule is None:
         return []
     key = (rule.rule, rule.host, rule.subdomain)
-    cache = current_app.extensions.setdefault("flask_api_allowed", {})
+    cache = app.extensions.setdefault("flask_api_allowed", {})
     if key not in cache:
-        cache[key] = sorted({method for other in current_app.url_map.iter_rules()
+        cache[key] = sorted({method for other in app.url_map.iter_rules()
                              if (other.rule, other.host, other.subdomain) == key
                              for method in other.methods or ()})
     return cache[key]
@@ -769,8 +774,8 @@ class APIRequest(Request):
 
     def close(self) -> None:
         """Close uploaded files along with the request."""
-        parsed = self.__dict__.get("_api_parsed")
-        for _, upload in parsed[1].items(multi=True) if parsed else ():
+        uploads = self.__dict__.get("_api_parsed", (None, _EMPTY))[1]
+        for _, upload in uploads.items(multi=True) if uploads else ():
             upload.close()
         super().close()
 
@@ -928,7 +933,8 @@ class FlaskAPI(Flask):
                 return self.make_response(self.handle_user_exception(exc))
         else:
             return super().make_response(rv)
-        return super().make_response((body,) + rv[1:] if isinstance(rv, tuple) else body)
+        rendered = (body,) + rv[1:] if isinstance(rv, tuple) else body  # type: Any
+        return super().make_response(rendered)
 
     def render_response(self, data: Any, status: int, headers: Any = None,
                         fallback: bool = False) -> Response:
@@ -953,7 +959,7 @@ class FlaskAPI(Flask):
     def make_default_options_response(self) -> Response:
         """OPTIONS: the ``Allow`` header, and a description of the view as data."""
         allow = super().make_default_options_response().headers.get("Allow", "")
-        view = _view_for_request()
+        view = _view_for(self, request)
         data = {
             "name": _view_name(view),
             "description": _view_doc(view),
