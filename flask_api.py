@@ -500,8 +500,8 @@ class HTMLRenderer(BaseRenderer):
     def render(self, data: Any, media_type: MediaType, **options: Any) -> Any:
         if isinstance(data, (str, bytes)):
             return data
-        text = JSONRenderer().render(data, _media_type("application/json; indent=4"))
-        return "<pre>{}</pre>".format(Markup.escape(text.decode("utf-8")))
+        text = _json_dumps(data, indent=4, separators=(",", ": "), ensure_ascii=False)
+        return Markup("<pre>{}</pre>").format(text)  # markupsafe escapes the argument
 
 
 def _json_dumps(data: Any, **kwargs: Any) -> str:
