@@ -362,7 +362,7 @@ class DefaultNegotiation:
 
     def select_parser(self, parsers: Sequence["BaseParser"], req: Any = None
                       ) -> Tuple["BaseParser", MediaType]:
-        header = (req or request).headers.get("Content-Type", "")
+        header = (req or request).environ.get("CONTENT_TYPE", "")
         # A multipart boundary makes each header unique: not worth a cache slot.
         find = _parser_for.__wrapped__ if "boundary" in header else _parser_for
         parser, content_type = find(tuple(parsers), header)
@@ -780,10 +780,10 @@ class APIRequest(Request):
         super().close()
 
 
-def _render(data: Any, status: int, headers: Any = None,
-            fallback: bool = False) -> Tuple[Any, str]:
+def _render(data: Any, status: int, headers: Any = None, fallback: bool = False,
+            app: Any = None) -> Tuple[Any, str]:
     """Render data for the current request; ``fallback`` uses the first renderer on a 406."""
-    app, req = _unproxied(current_app), _unproxied(request)
+    app, req = app or _unproxied(current_app), _unproxied(request)
     renderers = req._classes("renderer_classes", "DEFAULT_RENDERERS", "set_renderers", app)
     try:
         renderer, media_type = _negotiation.select_renderer(renderers, req, app)
@@ -933,13 +933,15 @@ class FlaskAPI(Flask):
                 return self.make_response(self.handle_user_exception(exc))
         else:
             return super().make_response(rv)
-        rendered = (body,) + rv[1:] if isinstance(rv, tuple) else body  # type: Any
-        return super().make_response(rendered)
+        if not isinstance(rv, tuple):
+            return body  # already this app's response class: nothing left for Flask to do
+        with_status_and_headers = (body,) + rv[1:]  # type: Any
+        return super().make_response(with_status_and_headers)
 
     def render_response(self, data: Any, status: int, headers: Any = None,
                         fallback: bool = False) -> Response:
         """A response with ``data`` rendered by the negotiated renderer."""
-        body, content_type = _render(data, status, headers, fallback)
+        body, content_type = _render(data, status, headers, fallback, self)
         response = self.response_class(body, status=status, content_type=content_type)
         response.headers["Vary"] = "Accept"
         return response
