@@ -143,11 +143,17 @@ def test_notes_list_of_an_empty_store_is_an_empty_array():
 # Notes app: creating with POST
 # ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("body", [
-    {"json": {"text": "water the plants"}},
-    {"data": {"text": "water the plants"}},
-    {"data": {"text": "water the plants"}, "content_type": "multipart/form-data"},
-], ids=["json", "form", "multipart"])
+def _text_bodies(text):
+    """The same ``text`` field as JSON, a form and multipart, as test-client arguments."""
+    return [
+        pytest.param({"json": {"text": text}}, id="json"),
+        pytest.param({"data": {"text": text}}, id="form"),
+        pytest.param({"data": {"text": text}, "content_type": "multipart/form-data"},
+                     id="multipart"),
+    ]
+
+
+@pytest.mark.parametrize("body", _text_bodies("water the plants"))
 def test_post_creates_a_note_from_json_form_or_multipart(notes_client, body):
     resp = notes_client.post("/", **body)
     assert resp.status_code == 201
@@ -258,11 +264,7 @@ def test_get_missing_note_is_a_404_with_detail(notes_client):
     _assert_api_error(notes_client.get("/3/"), 404)
 
 
-@pytest.mark.parametrize("body", [
-    {"json": {"text": "buy milk"}},
-    {"data": {"text": "buy milk"}},
-    {"data": {"text": "buy milk"}, "content_type": "multipart/form-data"},
-], ids=["json", "form", "multipart"])
+@pytest.mark.parametrize("body", _text_bodies("buy milk"))
 def test_put_replaces_the_text_of_an_existing_note(notes_client, body):
     resp = notes_client.put("/1/", **body)
     assert resp.status_code == 200
