@@ -640,9 +640,11 @@ def _shown_headers(allowed: Iterable[str], headers: Any) -> List[Tuple[str, str]
     return shown + [(str(name), str(value)) for name, value in items]
 
 
-def _format_url(app: Flask, req: Request, url_format: str) -> str:
-    """This URL with ``?format=`` set, other query arguments kept."""
-    override = app.config.get("URL_FORMAT_OVERRIDE") or "format"
+def _format_url(app: Flask, req: Request, url_format: str) -> Optional[str]:
+    """This URL with ``?format=`` set, other query arguments kept; None if turned off."""
+    override = app.config.get("URL_FORMAT_OVERRIDE", "format")
+    if not override:
+        return None
     args = [(k, v) for k, v in req.args.items(multi=True) if k != override
             ] if req.query_string else []
     return req.script_root + req.path + "?" + urlencode(args + [(override, url_format)])
@@ -1156,7 +1158,7 @@ async function show(response) {
 <div class="bar" aria-label="Requests">
   {% if "GET" in allowed %}
   <a class="button" href="{{ path }}">GET</a>
-  <a class="button" href="{{ json_url }}">View as JSON</a>
+  {% if json_url %}<a class="button" href="{{ json_url }}">View as JSON</a>{% endif %}
   {% endif %}
   {% for verb in ("OPTIONS", "DELETE") if verb in allowed %}
   <form method="post" data-api><input type="hidden" name="_method" value="{{ verb }}">

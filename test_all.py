@@ -2386,3 +2386,17 @@ def test_test_client_responses_are_flask_responses_even_buffered(app, client):
 
     response = client.get("/", buffered=True)
     assert response.get_data() == b"[1,2]"
+
+
+def test_format_override_turned_off_ignores_format_and_drops_the_json_link(app, client):
+    app.config["URL_FORMAT_OVERRIDE"] = None
+
+    @app.route("/")
+    def view():
+        return {"x": 1}
+
+    browser = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
+    page = client.get("/?format=json", headers=browser)
+    assert page.mimetype == "text/html"
+    assert "View as JSON" not in page.get_data(as_text=True)
+    assert client.get("/?format=api").mimetype == "application/json"
