@@ -73,10 +73,9 @@ def notes_client():
     return app.test_client()
 
 
-def test_flaskapi_is_a_flask_app(app):
+def test_flaskapi_is_a_flask_app_with_a_version(app):
     assert isinstance(app, Flask)
-    assert isinstance(status.HTTP_200_OK, int)
-    assert request is not None and flask_api.__version__
+    assert re.fullmatch(r"[0-9]+\.[0-9]+\.[0-9]+", flask_api.__version__)
 
 
 # ---------------------------------------------------------------------------
@@ -2323,13 +2322,6 @@ def test_blueprint_routes_render_and_build_urls(app, client):
         assert url_for("items") == "/items/"
 
 
-def test_notes_urls_are_built_with_url_for(notes_client):
-    assert _json(notes_client.get("/1/")) == {"url": "http://localhost/1/",
-                                              "text": "build the codez"}
-    response = notes_client.get("/", base_url="https://api.example/v1/")
-    assert _json(response)[0]["url"] == "https://api.example/v1/0/"
-
-
 @pytest.mark.skipif("TRUSTED_HOSTS" not in Flask.default_config,
                     reason="TRUSTED_HOSTS needs Flask >= 3.1")
 @pytest.mark.parametrize("testing", [True, False], ids=["testing", "production"])
@@ -2379,7 +2371,7 @@ def test_flask_api_3_style_apiresponse_renders_by_negotiation(app, client):
     assert as_page.mimetype == "text/html" and "by hand" in as_page.get_data(as_text=True)
 
 
-def test_test_client_responses_are_flask_responses_even_buffered(app, client):
+def test_buffered_test_client_gets_the_rendered_list(app, client):
     @app.route("/")
     def view():
         return [1, 2]
