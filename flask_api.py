@@ -458,6 +458,7 @@ class BaseRenderer:
     media_type = None  # type: Optional[str]
     charset = "utf-8"  # type: Optional[str]
     format = None  # type: Optional[str]
+    response_headers = ()  # type: Sequence[Tuple[str, str]]  # sent with all it renders
 
     def render(self, data: Any, media_type: MediaType, **options: Any) -> Any:
         """Return the body as ``bytes`` or ``str``."""
@@ -565,6 +566,9 @@ class BrowsableAPIRenderer(BaseRenderer):
     media_type = "text/html"
     format = "api"
     template = None  # type: Optional[str]
+    # A page with DELETE buttons must not be framed by another site (clickjacking).
+    response_headers = (("X-Frame-Options", "SAMEORIGIN"),
+                        ("Content-Security-Policy", "frame-ancestors 'self'"))
 
     def render(self, data: Any, media_type: MediaType, **options: Any) -> str:
         status = options.get("status") or HTTP_200_OK
@@ -783,7 +787,7 @@ class APIRequest(Request):
 
 
 def _render(data: Any, status: int, headers: Any = None, fallback: bool = False,
-            app: Any = None) -> Tuple[Any, str]:
+            app: Any = None) -> Tuple[BaseRenderer, Any]:
     """Render data for the current request; ``fallback`` uses the first renderer on a 406."""
     app, req = app or _unproxied(current_app), _unproxied(request)
     renderers = req._classes("renderer_classes", "DEFAULT_RENDERERS", "set_renderers", app)
@@ -794,7 +798,13 @@ def _render(data: Any, status: int, headers: Any = None, fallback: bool = False,
             raise
         renderer, media_type = renderers[0], _media_type(renderers[0].media_type)
     req.accepted_renderer, req.accepted_media_type = renderer, media_type
-    return renderer.render(data, media_type, status=status, headers=headers), renderer.content_type
+    return renderer, renderer.render(data, media_type, status=status, headers=headers)
+
+
+def _add_negotiated_headers(response: Response, renderer: BaseRenderer) -> None:
+    response.headers["Vary"] = "Accept"
+    for name, value in renderer.response_headers:
+        response.headers[name] = value
 
 
 class APIResponse(Response):
@@ -802,13 +812,14 @@ class APIResponse(Response):
 
     def __init__(self, content: Any = None, *args: Any, **kwargs: Any) -> None:
         # Outside a request, a list is a buffered WSGI body (test clients build those).
-        negotiated = isinstance(content, (list, dict)) and has_request_context()
-        if negotiated:
+        renderer = None
+        if isinstance(content, (list, dict)) and has_request_context():
             status = kwargs.get("status") or HTTP_200_OK
-            content, kwargs["content_type"] = _render(content, _status_code(status))
+            renderer, content = _render(content, _status_code(status))
+            kwargs["content_type"] = renderer.content_type
         super().__init__(content, *args, **kwargs)
-        if negotiated:
-            self.headers["Vary"] = "Accept"
+        if renderer is not None:
+            _add_negotiated_headers(self, renderer)
 
 
 def _status_code(status: Any) -> int:
@@ -943,9 +954,9 @@ class FlaskAPI(Flask):
     def render_response(self, data: Any, status: int, headers: Any = None,
                         fallback: bool = False) -> Response:
         """A response with ``data`` rendered by the negotiated renderer."""
-        body, content_type = _render(data, status, headers, fallback, self)
-        response = self.response_class(body, status=status, content_type=content_type)
-        response.headers["Vary"] = "Accept"
+        renderer, body = _render(data, status, headers, fallback, self)
+        response = self.response_class(body, status=status, content_type=renderer.content_type)
+        _add_negotiated_headers(response, renderer)
         return response
 
     def handle_api_exception(self, exc: Union[APIException, HTTPException]) -> Any:

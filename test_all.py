@@ -2392,3 +2392,12 @@ def test_format_override_turned_off_ignores_format_and_drops_the_json_link(app, 
     assert page.mimetype == "text/html"
     assert "View as JSON" not in page.get_data(as_text=True)
     assert client.get("/?format=api").mimetype == "application/json"
+
+
+def test_page_may_not_be_framed_by_other_sites_but_json_is_untouched(notes_client):
+    page = notes_client.get("/1/", headers={"Accept": "text/html"})
+    assert page.headers["X-Frame-Options"] == "SAMEORIGIN"
+    assert page.headers["Content-Security-Policy"] == "frame-ancestors 'self'"
+    as_json = notes_client.get("/1/")
+    assert "X-Frame-Options" not in as_json.headers
+    assert "Content-Security-Policy" not in as_json.headers
