@@ -831,6 +831,7 @@ def _status_code(status: Any) -> int:
 # ---------------------------------------------------------------------------
 
 _OVERRIDE_METHODS = frozenset(["POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+_SAFE_METHODS = frozenset(["GET", "HEAD", "OPTIONS", "TRACE"])
 _OVERRIDE_MAX_BODY = 1024 * 1024
 
 
@@ -930,6 +931,7 @@ class FlaskAPI(Flask):
         self.config.setdefault("BROWSABLE_API_BRANDING", "Flask API")
         self.register_error_handler(APIException, self.handle_api_exception)
         self.register_error_handler(HTTPException, self.handle_api_exception)
+        self.before_request(self.refuse_unacceptable_writes)
         self.wsgi_app = _FormMethodOverride(self.wsgi_app)  # type: ignore[method-assign]
 
     def make_response(self, rv: Any) -> Response:
@@ -950,6 +952,18 @@ class FlaskAPI(Flask):
             return body  # already this app's response class: nothing left for Flask to do
         with_status_and_headers = (body,) + rv[1:]  # type: Any
         return super().make_response(with_status_and_headers)
+
+    def refuse_unacceptable_writes(self) -> None:
+        """A request that may change data gets its 406 before the view runs, not after.
+
+        Safe methods negotiate when they render, so a GET of a file or an image with
+        its own Accept header still works as in plain Flask.
+        """
+        req = _unproxied(request)  # type: APIRequest
+        if req.method in _SAFE_METHODS or req.routing_exception is not None:
+            return
+        renderers = req._classes("renderer_classes", "DEFAULT_RENDERERS", "set_renderers", self)
+        _negotiation.select_renderer(renderers, req, self)  # raises NotAcceptable
 
     def render_response(self, data: Any, status: int, headers: Any = None,
                         fallback: bool = False) -> Response:

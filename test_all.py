@@ -7,6 +7,7 @@ real headless Chromium. Runs on Python 3.6 + Flask 1.1 up to the newest.
 import io
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -2401,3 +2402,81 @@ def test_page_may_not_be_framed_by_other_sites_but_json_is_untouched(notes_clien
     as_json = notes_client.get("/1/")
     assert "X-Frame-Options" not in as_json.headers
     assert "Content-Security-Policy" not in as_json.headers
+
+
+# ---------------------------------------------------------------------------
+# Bad input, at random: never a 500, and never a change to stored notes
+# ---------------------------------------------------------------------------
+
+FUZZ_CONTENT_TYPES = [
+    "application/json", "application/json; charset=utf-8", "application/json; charset=latin-1",
+    "application/json; charset=utf-16", "application/json; charset=bogus",
+    "application/x-www-form-urlencoded", "application/x-www-form-urlencoded; charset=utf-8",
+    "multipart/form-data", "multipart/form-data; boundary=b", "multipart/form-data; boundary=",
+    "multipart/form-data; boundary=\"\"", "text/plain", "application/*", "*/*", ";;", "",
+    "application/json; q=0", "APPLICATION/JSON",
+]
+FUZZ_ACCEPTS = [
+    None, "*/*", "text/html", "application/json; indent=x", "application/json; indent=-3",
+    "application/xml", "*/*; q=abc", ",,,", "text/*; q=0, */*; q=0.1", "application/json;;;",
+    "text/html; q=2", "application/json; api-version=\"1", "image/png; q=0",
+]
+FUZZ_PIECES = [
+    b"{", b"}", b"[", b"]", b'"text"', b":", b",", b"null", b"NaN", b"1e999", b"-", b"\xff",
+    b"\xc3", b"\x00", b"text=", b"&", b"%", b"%zz", b"--b\r\n", b"--b--\r\n",
+    b'Content-Disposition: form-data; name="text"\r\n\r\n', b"\r\n", b"\\u", b"\\ud800", b"'",
+    b"true", b"0", b"\xef\xbb\xbf",
+]
+
+
+def _random_body(rng):
+    return b"".join(rng.choice(FUZZ_PIECES) for _ in range(rng.randrange(0, 12)))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_bad_input_never_gives_a_500_or_changes_notes_it_rejects(seed):
+    rng = random.Random(seed)
+    app = notes_app.create_app()
+    app.testing = False  # what production does with an unexpected exception: a 500
+    client = app.test_client()
+    for _ in range(150):
+        before = client.get("/").get_json()
+        method, path = rng.choice([("POST", "/"), ("PUT", "/1/"), ("PUT", "/77/"),
+                                   ("DELETE", "/2/"), ("GET", "/x%ff/"), ("PATCH", "/1/")])
+        headers = {}
+        accept = rng.choice(FUZZ_ACCEPTS)
+        if accept is not None:
+            headers["Accept"] = accept
+        response = client.open(path, method=method, data=_random_body(rng), headers=headers,
+                               content_type=rng.choice(FUZZ_CONTENT_TYPES))
+        where = "seed {}: {} {} {!r}".format(seed, method, path, headers)
+        assert response.status_code < 500, where
+        if response.status_code >= 400:
+            if response.mimetype == "application/json":
+                assert response.get_json()["detail"], where
+            assert client.get("/").get_json() == before, where
+
+
+@pytest.mark.parametrize("method, path", [("POST", "/"), ("PUT", "/1/"), ("PUT", "/9/"),
+                                          ("DELETE", "/2/")])
+def test_write_with_nothing_acceptable_is_a_406_before_anything_is_stored(notes_client, method,
+                                                                           path):
+    before = _json(notes_client.get("/"))
+    response = notes_client.open(path, method=method, json={"text": "x"},
+                                 headers={"Accept": "image/png"})
+    assert response.status_code == 406
+    assert "detail" in _json(response)
+    assert _json(notes_client.get("/")) == before
+
+
+def test_get_of_a_non_api_view_with_its_own_accept_still_works_as_in_flask(app, client):
+    @app.route("/logo.png")
+    def logo():
+        return flask.Response(b"\x89PNG", mimetype="image/png")
+
+    response = client.get("/logo.png", headers={"Accept": "image/png"})
+    assert response.status_code == 200 and response.data == b"\x89PNG"
+
+
+def test_write_to_an_unknown_route_is_still_a_404_whatever_it_accepts(client):
+    assert client.post("/nowhere", headers={"Accept": "image/png"}).status_code == 404
