@@ -232,7 +232,8 @@ class MediaType:
         main_type, _, sub_type = full_type.partition("/")
         self.main_type = main_type.strip().lower() or "*"
         self.sub_type = sub_type.strip().lower() or "*"
-        self.params = {key.lower(): value for key, value in params.items()}
+        # Always strings: werkzeug 2.0 gives None for an empty value such as "boundary=".
+        self.params = {key.lower(): value or "" for key, value in params.items()}
 
     @property
     def full_type(self) -> str:

@@ -2480,3 +2480,11 @@ def test_get_of_a_non_api_view_with_its_own_accept_still_works_as_in_flask(app, 
 
 def test_write_to_an_unknown_route_is_still_a_404_whatever_it_accepts(client):
     assert client.post("/nowhere", headers={"Accept": "image/png"}).status_code == 404
+
+
+@pytest.mark.parametrize("content_type", ["multipart/form-data; boundary=",
+                                          "multipart/form-data; boundary=\"\""])
+def test_multipart_with_an_empty_boundary_is_malformed_not_a_crash(notes_client, content_type):
+    response = _send_bad_body(notes_client, "PUT", "/1/", content_type, b"--\r\n\r\n--")
+    assert response.status_code == 400
+    assert _json(response) == {"detail": "Malformed request."}
