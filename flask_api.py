@@ -637,12 +637,14 @@ def _breadcrumbs(app: Flask, req: Request) -> List[Tuple[str, str]]:
 
 
 def _shown_headers(allowed: Iterable[str], headers: Any) -> List[Tuple[str, str]]:
-    """The headers an API client gets with this response."""
+    """The headers an API client gets with this response; the response's own win."""
+    items = headers.items() if isinstance(headers, dict) else headers or []
+    given = [(str(name), str(value)) for name, value in items]
+    names = {name.lower() for name, _ in given}
     shown = [("Content-Type", "application/json"), ("Vary", "Accept")]
     if allowed:
         shown.insert(0, ("Allow", ", ".join(sorted(allowed))))
-    items = headers.items() if isinstance(headers, dict) else headers or []
-    return shown + [(str(name), str(value)) for name, value in items]
+    return [(name, value) for name, value in shown if name.lower() not in names] + given
 
 
 def _format_url(app: Flask, req: Request, url_format: str) -> Optional[str]:

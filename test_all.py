@@ -2488,3 +2488,9 @@ def test_multipart_with_an_empty_boundary_is_malformed_not_a_crash(notes_client,
     response = _send_bad_body(notes_client, "PUT", "/1/", content_type, b"--\r\n\r\n--")
     assert response.status_code == 400
     assert _json(response) == {"detail": "Malformed request."}
+
+
+def test_page_shows_each_header_once_when_the_response_sets_it_too(notes_client):
+    page = notes_client.open("/1/", method="OPTIONS", headers={"Accept": "text/html"})
+    assert page.status_code == 200 and page.mimetype == "text/html"
+    assert page.get_data(as_text=True).count("Allow:</span>") == 1
