@@ -992,7 +992,7 @@ class FlaskAPI(Flask):
 
     def make_default_options_response(self) -> Response:
         """OPTIONS: the ``Allow`` header, and a description of the view as data."""
-        allow = super().make_default_options_response().headers.get("Allow", "")
+        allow = ", ".join(sorted(super().make_default_options_response().allow))
         view = _view_for(self, request)
         data = {
             "name": _view_name(view),

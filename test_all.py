@@ -1165,6 +1165,15 @@ def test_browser_follows_note_link_from_list_to_detail(tab, notes_site):
     _expect(tab.locator("pre.response")).to_contain_text('"text": "build the codez"')
 
 
+def test_browser_options_button_shows_what_the_view_accepts(tab):
+    tab.goto("/1/")
+    tab.get_by_role("button", name="OPTIONS").click()
+    response = tab.locator("pre.response")
+    _expect(response).to_contain_text("OPTIONS /1/")
+    _expect(response).to_contain_text('"name": "Notes Detail"')
+    _expect(response).to_contain_text("Allow: DELETE, GET, HEAD, OPTIONS, PUT")
+
+
 @pytest.mark.parametrize("media_type, content", [
     ("application/json", '{"text": "repainted"}'),
     ("application/x-www-form-urlencoded", "text=repainted"),
