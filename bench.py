@@ -56,6 +56,7 @@ BROWSER_ACCEPT = ("text/html,application/xhtml+xml,application/xml;q=0.9,"
                   "image/avif,image/webp,*/*;q=0.8")
 INITIAL_NOTES = {0: "do the shopping", 1: "build the codez", 2: "paint the door"}  # notes_app's
 MAX_KEY_DIGITS = 18  # notes_app's
+KEY_PATTERN = re.compile(r"[0-9]{1,%d}" % MAX_KEY_DIGITS)  # notes_app's
 BIG = 1000  # notes in the large-list scenario
 JSON_TARGET = 1.05
 HTML_TARGET = 2.0
@@ -122,7 +123,7 @@ def flask_app(count: Optional[int] = None) -> Flask:
         return text if isinstance(text, str) else str(text)
 
     def number(key: str) -> int:
-        if not re.fullmatch(r"[0-9]{1,%d}" % MAX_KEY_DIGITS, key):
+        if not KEY_PATTERN.fullmatch(key):
             abort(404, "This resource does not exist.")
         return int(key)
 

@@ -17,6 +17,7 @@ from flask_api import APIException, FlaskAPI, NotFound, ParseError, status
 
 INITIAL_NOTES = {0: "do the shopping", 1: "build the codez", 2: "paint the door"}
 MAX_KEY_DIGITS = 18  # keeps keys far below Python's int/str conversion limit
+KEY_PATTERN = re.compile(r"[0-9]{1,%d}" % MAX_KEY_DIGITS)
 
 
 class NoKeysLeft(APIException):
@@ -59,7 +60,7 @@ class NoteStore:
 
 def _key(text: str) -> int:
     """A URL's key as an int; anything but 1 to 18 digits is a note that does not exist."""
-    if not re.fullmatch(r"[0-9]{1,%d}" % MAX_KEY_DIGITS, text):
+    if not KEY_PATTERN.fullmatch(text):
         raise NotFound()
     return int(text)
 
