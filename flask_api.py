@@ -43,8 +43,9 @@ __all__ = [
     "APIException", "ParseError", "AuthenticationFailed", "NotAuthenticated",
     "PermissionDenied", "NotFound", "MethodNotAllowed", "NotAcceptable",
     "UnsupportedMediaType", "Throttled", "MediaType", "parse_accept_header",
-    "BaseParser", "JSONParser", "URLEncodedParser", "MultiPartParser",
+    "DefaultNegotiation", "BaseParser", "JSONParser", "URLEncodedParser", "MultiPartParser",
     "BaseRenderer", "JSONRenderer", "HTMLRenderer", "BrowsableAPIRenderer",
+    "exceptions", "parsers", "renderers",
 ]
 
 
