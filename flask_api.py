@@ -18,6 +18,7 @@ import functools
 import importlib
 import inspect
 import io
+import json
 import re
 import sys
 import types
@@ -31,6 +32,11 @@ from werkzeug.datastructures import ImmutableMultiDict, MultiDict
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from werkzeug.http import HTTP_STATUS_CODES, parse_list_header, parse_options_header
 from werkzeug.wsgi import get_current_url, get_input_stream
+
+try:  # Flask 2.2+ serializes through the app's JSON provider, app.json
+    from flask.json.provider import DefaultJSONProvider
+except ImportError:  # Flask 1.1 to 2.1: through the app's json_encoder
+    DefaultJSONProvider = None  # type: ignore[assignment,misc]
 
 try:  # optional: Markdown for view docstrings on the browsable page
     import markdown as _markdown_lib
@@ -481,10 +487,7 @@ class JSONRenderer(BaseRenderer):
     format = "json"
 
     def render(self, data: Any, media_type: MediaType, **options: Any) -> bytes:
-        indent = _indent(media_type.params.get("indent"))
-        separators = (",", ":") if indent is None else (",", ": ")
-        text = _json_dumps(data, indent=indent, separators=separators, ensure_ascii=False)
-        return text.encode("utf-8")
+        return _json_dumps(data, _indent(media_type.params.get("indent"))).encode("utf-8")
 
 
 def _indent(value: Optional[str]) -> Optional[int]:
@@ -503,15 +506,28 @@ class HTMLRenderer(BaseRenderer):
     def render(self, data: Any, media_type: MediaType, **options: Any) -> Any:
         if isinstance(data, (str, bytes)):
             return data
-        text = _json_dumps(data, indent=4, separators=(",", ": "), ensure_ascii=False)
+        text = _json_dumps(data, indent=4)
         return Markup("<pre>{}</pre>").format(text)  # markupsafe escapes the argument
 
 
-def _json_dumps(data: Any, **kwargs: Any) -> str:
+def _json_dumps(data: Any, indent: Optional[int] = None) -> str:
+    """JSON text, UTF-8 rather than escapes, through the app's JSON provider or encoder."""
     provider = getattr(_unproxied(current_app), "json", None)  # Flask 2.2+: the JSON provider
+    if type(provider) is DefaultJSONProvider:  # Flask's own, whose settings are attributes
+        return _json_encoder(provider.default, provider.sort_keys, indent).encode(data)
+    separators = (",", ":") if indent is None else (",", ": ")
     if provider is not None:
-        return provider.dumps(data, **kwargs)
-    return flask_json.dumps(data, **kwargs)  # older Flask: the app's json_encoder applies
+        return provider.dumps(data, indent=indent, separators=separators, ensure_ascii=False)
+    return flask_json.dumps(data, indent=indent, separators=separators, ensure_ascii=False)
+
+
+@functools.lru_cache(maxsize=64)
+def _json_encoder(default: Any, sort_keys: bool, indent: Optional[int]) -> json.JSONEncoder:
+    """What Flask's provider would build for these settings, built once: making an
+    encoder per call, as ``json.dumps`` does, costs as much as encoding a small dict."""
+    separators = (",", ":") if indent is None else (",", ": ")
+    return json.JSONEncoder(ensure_ascii=False, sort_keys=sort_keys, default=default,
+                            indent=indent, separators=separators)
 
 
 def _json_loads(text: str, **kwargs: Any) -> Any:
@@ -590,7 +606,7 @@ class BrowsableAPIRenderer(BaseRenderer):
         app, req = _unproxied(current_app), _unproxied(request)
         view = _view_for(app, req)
         allowed = _allowed_methods(app, req)
-        body = _json_dumps(data, indent=4, separators=(",", ": "), ensure_ascii=False)
+        body = _json_dumps(data, indent=4)
         doc = _view_doc(view)
         return {
             "base": _compiled(app, _PAGE),

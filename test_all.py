@@ -2145,6 +2145,32 @@ def test_json_renderer_uses_the_apps_json_provider(app, client):
     assert _json(client.get("/")) == {"at": [1, 2]}
 
 
+def test_json_renderer_follows_the_apps_json_settings_as_they_change(app, client):
+    if not hasattr(app, "json"):
+        pytest.skip("JSON providers (app.json) need Flask >= 2.2")
+    app.add_url_rule("/", "view", lambda: {"b": Point(1, 2), "a": 1})
+    app.json.default = lambda o: [o.x, o.y]
+    assert client.get("/").data == b'{"a":1,"b":[1,2]}'  # sorted, as Flask sorts by default
+    app.json.sort_keys = False
+    assert client.get("/").data == b'{"b":[1,2],"a":1}'
+    app.json.default = lambda o: "point"
+    assert client.get("/").data == b'{"b":"point","a":1}'
+
+
+def test_json_renderer_uses_a_json_provider_that_overrides_dumps(app, client):
+    if not hasattr(app, "json"):
+        pytest.skip("JSON providers (app.json) need Flask >= 2.2")
+    from flask.json.provider import DefaultJSONProvider
+
+    class StampingJSONProvider(DefaultJSONProvider):
+        def dumps(self, obj, **kwargs):
+            return super().dumps({"stamped": True, **obj}, **kwargs)
+
+    app.json = StampingJSONProvider(app)
+    app.add_url_rule("/", "view", lambda: {"a": 1})
+    assert _json(client.get("/")) == {"stamped": True, "a": 1}
+
+
 def test_json_renderer_uses_the_apps_json_encoder_on_older_flask(app, client):
     if hasattr(app, "json"):
         pytest.skip("Flask >= 2.2 serializes through app.json, not app.json_encoder")
