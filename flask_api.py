@@ -28,10 +28,10 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 from flask import Flask, Request, Response, current_app, has_request_context, request
 from flask import json as flask_json
 from markupsafe import Markup
-from werkzeug.datastructures import ImmutableMultiDict, MultiDict
+from werkzeug.datastructures import Headers, ImmutableMultiDict, MultiDict
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from werkzeug.http import HTTP_STATUS_CODES, parse_list_header, parse_options_header
-from werkzeug.wsgi import get_current_url, get_input_stream
+from werkzeug.wsgi import get_content_length, get_current_url, get_input_stream
 
 try:  # Flask 2.2+ serializes through the app's JSON provider, app.json
     from flask.json.provider import DefaultJSONProvider
@@ -382,9 +382,9 @@ class DefaultNegotiation:
     def select_renderer(self, renderers: Sequence["BaseRenderer"], req: Any = None,
                         app: Any = None) -> Tuple["BaseRenderer", MediaType]:
         environ = (req or request).environ
-        override = (app or current_app).config.get("URL_FORMAT_OVERRIDE", "format")
         query = environ.get("QUERY_STRING")
-        url_format = _query_value(query, override) if override and query else None
+        override = query and (app or current_app).config.get("URL_FORMAT_OVERRIDE", "format")
+        url_format = _query_value(query, override) if override else None
         result = _negotiate(tuple(renderers), environ.get("HTTP_ACCEPT", ""), url_format)
         if result is None:
             raise NotAcceptable()
@@ -783,8 +783,8 @@ class APIRequest(Request):
         return self.__dict__["_api_parsed"]
 
     def _parse(self) -> Tuple[Any, MultiDict]:
-        length = self.content_length  # werkzeug parses the header on each access
-        if not length and "chunked" not in self.headers.get("Transfer-Encoding", ""):
+        length = get_content_length(self.environ)  # None if chunked
+        if not length and "chunked" not in self.environ.get("HTTP_TRANSFER_ENCODING", ""):
             return _EMPTY, _EMPTY
         parser, media_type = _negotiation.select_parser(self.parsers, self)
         if not _STREAM_HAS_LIMIT:
@@ -800,9 +800,10 @@ class APIRequest(Request):
 
     def close(self) -> None:
         """Close uploaded files along with the request."""
-        uploads = self.__dict__.get("_api_parsed", (None, _EMPTY))[1]
-        for _, upload in uploads.items(multi=True) if uploads else ():
-            upload.close()
+        parsed = self.__dict__.get("_api_parsed")
+        if parsed is not None and parsed[1]:
+            for _, upload in parsed[1].items(multi=True):
+                upload.close()
         super().close()
 
 
@@ -821,10 +822,12 @@ def _render(data: Any, status: int, headers: Any = None, fallback: bool = False,
     return renderer, renderer.render(data, media_type, status=status, headers=headers)
 
 
-def _add_negotiated_headers(response: Response, renderer: BaseRenderer) -> None:
-    response.headers["Vary"] = "Accept"
+def _add_negotiated_headers(headers: Headers, renderer: BaseRenderer, fresh: bool) -> None:
+    """``Vary: Accept``, and the renderer's own headers; ``fresh``: none set yet (faster)."""
+    put = headers.add if fresh else headers.set
+    put("Vary", "Accept")
     for name, value in renderer.response_headers:
-        response.headers[name] = value
+        put(name, value)
 
 
 class APIResponse(Response):
@@ -839,7 +842,7 @@ class APIResponse(Response):
             kwargs["content_type"] = renderer.content_type
         super().__init__(content, *args, **kwargs)
         if renderer is not None:
-            _add_negotiated_headers(self, renderer)
+            _add_negotiated_headers(self.headers, renderer, fresh=False)
 
 
 def _status_code(status: Any) -> int:
@@ -955,22 +958,21 @@ class FlaskAPI(Flask):
 
     def make_response(self, rv: Any) -> Response:
         """Render a list or dict (alone or in a Flask tuple), then let Flask finish."""
-        body, status, headers = _split_result(rv)
-        if body is None and status is not None and _status_code(status) == HTTP_204_NO_CONTENT:
-            body = self.response_class(status=HTTP_204_NO_CONTENT)
-            del body.headers["Content-Type"]  # no body, so no type either
-        elif isinstance(body, (list, dict)):
-            code = HTTP_200_OK if status is None else _status_code(status)
-            try:
+        try:
+            if isinstance(rv, (list, dict)):  # the common case: nothing left for Flask to do
+                return self.render_response(rv, HTTP_200_OK)
+            body, status, headers = _split_result(rv)
+            if body is None and status is not None and _status_code(status) == HTTP_204_NO_CONTENT:
+                body = self.response_class(status=HTTP_204_NO_CONTENT)
+                del body.headers["Content-Type"]  # no body, so no type either
+            elif isinstance(body, (list, dict)):
+                code = HTTP_200_OK if status is None else _status_code(status)
                 body = self.render_response(body, code, headers)
-            except NotAcceptable as exc:  # raised after the view, so Flask has not handled it
-                return self.make_response(self.handle_user_exception(exc))
-        else:
-            return super().make_response(rv)
-        if not isinstance(rv, tuple):
-            return body  # already this app's response class: nothing left for Flask to do
-        with_status_and_headers = (body,) + rv[1:]  # type: Any
-        return super().make_response(with_status_and_headers)
+            else:
+                return super().make_response(rv)
+        except NotAcceptable as exc:  # raised after the view, so Flask has not handled it
+            return self.make_response(self.handle_user_exception(exc))
+        return super().make_response((body,) + rv[1:])
 
     def dispatch_request(self) -> Any:
         """Flask's dispatch, after refusing a write whose Accept no renderer satisfies.
@@ -992,7 +994,7 @@ class FlaskAPI(Flask):
         """A response with ``data`` rendered by the negotiated renderer."""
         renderer, body = _render(data, status, headers, fallback, self)
         response = self.response_class(body, status=status, content_type=renderer.content_type)
-        _add_negotiated_headers(response, renderer)
+        _add_negotiated_headers(response.headers, renderer, fresh=True)
         return response
 
     def handle_api_exception(self, exc: Union[APIException, HTTPException]) -> Any:
