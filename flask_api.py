@@ -744,6 +744,8 @@ class APIRequest(Request):
     renderer_classes = None  # type: Optional[Sequence[Any]]
     accepted_renderer = None  # type: Optional[BaseRenderer]
     accepted_media_type = None  # type: Optional[MediaType]
+    # A write's negotiation, made before its view: (renderer_classes then, the result).
+    _early_negotiation = None  # type: Optional[Tuple[Any, Tuple[BaseRenderer, MediaType]]]
 
     def _classes(self, attribute: str, setting: str, decorator: str,
                  app: Any = None) -> Tuple[Any, ...]:
@@ -811,13 +813,17 @@ def _render(data: Any, status: int, headers: Any = None, fallback: bool = False,
             app: Any = None) -> Tuple[BaseRenderer, Any]:
     """Render data for the current request; ``fallback`` uses the first renderer on a 406."""
     app, req = app or _unproxied(current_app), _unproxied(request)
-    renderers = req._classes("renderer_classes", "DEFAULT_RENDERERS", "set_renderers", app)
-    try:
-        renderer, media_type = _negotiation.select_renderer(renderers, req, app)
-    except NotAcceptable:
-        if not fallback:
-            raise
-        renderer, media_type = renderers[0], _media_type(renderers[0].media_type)
+    early = req._early_negotiation
+    if early is not None and early[0] is req.renderer_classes:  # no set_renderers since
+        renderer, media_type = early[1]
+    else:
+        renderers = req._classes("renderer_classes", "DEFAULT_RENDERERS", "set_renderers", app)
+        try:
+            renderer, media_type = _negotiation.select_renderer(renderers, req, app)
+        except NotAcceptable:
+            if not fallback:
+                raise
+            renderer, media_type = renderers[0], _media_type(renderers[0].media_type)
     req.accepted_renderer, req.accepted_media_type = renderer, media_type
     return renderer, renderer.render(data, media_type, status=status, headers=headers)
 
@@ -986,7 +992,8 @@ class FlaskAPI(Flask):
         if req.method not in _SAFE_METHODS and req.routing_exception is None:
             renderers = req._classes("renderer_classes", "DEFAULT_RENDERERS", "set_renderers",
                                      self)
-            _negotiation.select_renderer(renderers, req, self)  # raises NotAcceptable
+            negotiated = _negotiation.select_renderer(renderers, req, self)  # or NotAcceptable
+            req._early_negotiation = (req.renderer_classes, negotiated)  # rendering reuses it
         return super().dispatch_request()
 
     def render_response(self, data: Any, status: int, headers: Any = None,

@@ -2102,6 +2102,20 @@ def test_custom_parser_and_renderer_subclasses_are_used(app, client):
     assert _json(client.get("/")) == [["text", "-"], [1, 2]]
 
 
+def test_renderers_set_on_a_method_view_method_decide_how_a_write_renders(app, client):
+    class TableView(MethodView):
+        @set_renderers(JSONRenderer, CSVRenderer)
+        def put(self):
+            return [["saved", 1]]
+
+    app.add_url_rule("/table", view_func=TableView.as_view("table"))
+    # The app's renderers accept this too (JSON, at q=0.5), before the view runs;
+    # the method's own list, seen once it runs, prefers CSV.
+    response = client.put("/table", headers={"Accept": "text/csv, application/json;q=0.5"})
+    assert response.headers["Content-Type"] == "text/csv; charset=utf-8"
+    assert response.data == b"saved,1"
+
+
 class LazyParser(BaseParser):
     media_type = "text/plain"
 
