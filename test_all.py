@@ -930,6 +930,18 @@ def test_page_renderer_subclass_template_overrides_a_block(app, client, how):
     _assert_inert(page)
 
 
+def test_page_template_blocks_can_use_flasks_template_globals(app, client):
+    class LinkingRenderer(BrowsableAPIRenderer):
+        template = ("{% extends base %}{% block branding %}{{ config.BROWSABLE_API_BRANDING }}"
+                    " at {{ url_for('widgets') }}{% endblock %}")
+
+    app.config["BROWSABLE_API_BRANDING"] = "Widgets <Inc>"
+    app.add_url_rule("/widgets/", "widgets",
+                     set_renderers(JSONRenderer, LinkingRenderer)(lambda: {"widgets": []}))
+    page = _browse(client, "/widgets/")
+    assert page.one("a", class_="brand").text == "Widgets <Inc> at /widgets/"
+
+
 def test_page_branding_config_changes_header_text(app, client):
     app.config["BROWSABLE_API_BRANDING"] = "Widgets <Inc>"
     app.add_url_rule("/", "widgets", lambda: {"widgets": []})
