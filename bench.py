@@ -21,6 +21,10 @@ sends a browser's full Accept header and forces JSON with the URL override, the
 cost of negotiation on what a person clicking "View as JSON" gets. The HTML page
 has no bare Flask counterpart and is compared with FlaskAPI's own JSON list.
 
+A second table counts the Python bytecodes each request runs (traced, after the
+timing). The count is the same on every run, so it shows a change of 1% that the
+timings of a shared machine hide; it misses time spent in C, so it does not replace them.
+
 Peak memory for the 1,000-note list runs each app in a subprocess of its own
 (``--memory flaskapi`` / ``--memory flask``), so neither pays for the other's imports.
 
@@ -271,6 +275,8 @@ class Result(NamedTuple):
     scenario: Scenario
     times: List[float]  # microseconds per request, one per round
     base_times: List[float]
+    bytecodes: Optional[float]  # Python bytecodes per request; None where not countable
+    base_bytecodes: Optional[float]
 
 
 def calibrate(call: Call, app: Any, round_seconds: float) -> int:
@@ -281,6 +287,36 @@ def calibrate(call: Call, app: Any, round_seconds: float) -> int:
         if elapsed >= 0.05 or count >= 1000000:
             return max(10, int(count * round_seconds / elapsed))
         count *= 4
+
+
+def bytecodes(call: Call, app: Any, requests: int = 5) -> Optional[float]:
+    """Python bytecodes one request runs: unlike time, the same on every run and machine.
+
+    It misses work done in C (the JSON encoder's, regex matching), so it complements
+    the timings rather than replacing them; it shows where Python-level overhead went.
+    """
+    if not hasattr(sys._getframe(), "f_trace_opcodes"):  # Python 3.6 traces lines only
+        return None
+    count = 0
+
+    def on_call(frame: Any, event: str, arg: Any) -> Any:
+        frame.f_trace_opcodes = True
+        frame.f_trace_lines = False
+        return on_opcode
+
+    def on_opcode(frame: Any, event: str, arg: Any) -> Any:
+        nonlocal count
+        count += event == "opcode"
+        return on_opcode
+
+    call(app)  # caches warm, as in the timed loop
+    sys.settrace(on_call)
+    try:
+        for _ in range(requests):
+            call(app)
+    finally:
+        sys.settrace(None)
+    return count / requests
 
 
 def measure(scenario: Scenario, app: Any, base_app: Any, rounds: int,
@@ -294,7 +330,8 @@ def measure(scenario: Scenario, app: Any, base_app: Any, rounds: int,
         sides = [(scenario.call, app, times), (scenario.base_call, base_app, base_times)]
         for call, wsgi_app, out in sides if round_index % 2 == 0 else sides[::-1]:
             out.append(call.loop(wsgi_app, count) / count * 1e6)
-    return Result(scenario, times, base_times)
+    return Result(scenario, times, base_times, bytecodes(scenario.call, app),
+                  bytecodes(scenario.base_call, base_app))
 
 
 def run_all(rounds: int, round_seconds: float) -> List[Result]:
@@ -384,6 +421,19 @@ def table(results: List[Result]) -> str:
     return "\n".join(lines)
 
 
+def bytecode_table(results: List[Result]) -> str:
+    """Python bytecodes per request, a count that does not vary between runs."""
+    lines = ["| Scenario | FlaskAPI bytecodes/req | Baseline bytecodes/req | Ratio |",
+             "|---|---:|---:|---:|"]
+    for result in results:
+        if result.bytecodes is None or result.base_bytecodes is None:
+            return "(bytecode counts need Python 3.7+)"
+        lines.append("| {} | {:.0f} | {:.0f} | {:.3f}x |".format(
+            result.scenario.name, result.bytecodes, result.base_bytecodes,
+            result.bytecodes / result.base_bytecodes))
+    return "\n".join(lines)
+
+
 def _noisy(times: List[float]) -> bool:
     """Rounds more than 15% apart: something else was using the CPU."""
     return max(times) > 1.15 * min(times)
@@ -452,6 +502,8 @@ def main(argv: Optional[List[str]] = None) -> None:
     requests = 20 if args.quick else 200
     mem = memory(requests)
     print(table(results))
+    print()
+    print(bytecode_table(results))
     print()
     print(memory_table(mem, requests))
     print()
