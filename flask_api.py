@@ -515,7 +515,12 @@ def _json_dumps(data: Any, indent: Optional[int] = None) -> str:
     """JSON text, UTF-8 rather than escapes, through the app's JSON provider or encoder."""
     provider = getattr(_unproxied(current_app), "json", None)  # Flask 2.2+: the JSON provider
     if type(provider) is DefaultJSONProvider:  # Flask's own, whose settings are attributes
-        return _json_encoder(provider.default, provider.sort_keys, indent).encode(data)
+        try:
+            encoder = _json_encoder(provider.default, provider.sort_keys, indent)
+        except TypeError:  # settings that cannot be a cache key, such as an unhashable default
+            encoder = None
+        if encoder is not None:
+            return encoder.encode(data)
     separators = (",", ":") if indent is None else (",", ": ")
     if provider is not None:
         return provider.dumps(data, indent=indent, separators=separators, ensure_ascii=False)

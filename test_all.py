@@ -2183,6 +2183,21 @@ def test_json_renderer_follows_the_apps_json_settings_as_they_change(app, client
     assert client.get("/").data == b'{"b":"point","a":1}'
 
 
+def test_json_renderer_takes_an_unhashable_callable_as_the_providers_default(app, client):
+    if not hasattr(app, "json"):
+        pytest.skip("JSON providers (app.json) need Flask >= 2.2")
+
+    class PointsAsLists:
+        __hash__ = None  # as for any class that defines __eq__ alone
+
+        def __call__(self, o):
+            return [o.x, o.y]
+
+    app.json.default = PointsAsLists()
+    app.add_url_rule("/", "view", lambda: {"at": Point(1, 2)})
+    assert _json(client.get("/")) == {"at": [1, 2]}
+
+
 def test_json_renderer_uses_a_json_provider_that_overrides_dumps(app, client):
     if not hasattr(app, "json"):
         pytest.skip("JSON providers (app.json) need Flask >= 2.2")
