@@ -765,10 +765,19 @@ class APIRequest(Request):
 
     def _classes(self, attribute: str, setting: str, decorator: str,
                  app: Any = None) -> Tuple[Any, ...]:
-        """The view's classes (from the decorator), else the app's setting."""
+        """The view's classes (from the decorator), else the app's setting.
+
+        The decorator may be on the view, or on a ``MethodView``'s method: that one is
+        found here too, so a write's early check sees it before the method runs.
+        """
         app = app or _unproxied(current_app)
-        view = app.view_functions.get(self.endpoint or "")
-        classes = getattr(self, attribute) or getattr(view, attribute, None)
+        classes = getattr(self, attribute)
+        if not classes:
+            view = app.view_functions.get(self.endpoint or "")
+            if hasattr(view, "view_class"):  # a MethodView, whose method's decorator runs last
+                method = getattr(view.view_class, self.method.lower(), None)
+                classes = getattr(method, attribute, None)
+            classes = classes or getattr(view, attribute, None)
         if classes:
             return _resolve(tuple(classes), decorator)
         return _resolve(tuple(app.config[setting]), setting)

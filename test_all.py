@@ -2128,6 +2128,38 @@ def test_renderers_set_on_a_method_view_method_decide_how_a_write_renders(app, c
     assert response.data == b"saved,1"
 
 
+@pytest.mark.parametrize("accept, code", [("text/csv", 200), ("application/json", 406)])
+def test_write_to_a_method_with_its_own_renderers_negotiates_with_them_first(
+        app, client, accept, code):
+    saved = []
+
+    class TableView(MethodView):
+        @set_renderers(CSVRenderer)
+        def put(self):
+            saved.append(True)
+            return [["saved", 1]]
+
+    app.add_url_rule("/table", view_func=TableView.as_view("table"))
+    response = client.put("/table", headers={"Accept": accept})
+    assert response.status_code == code
+    assert saved == ([True] if code == 200 else [])  # a 406 comes before the write
+    if code == 200:
+        assert response.data == b"saved,1"
+
+
+def test_write_to_a_method_view_takes_the_methods_renderers_over_the_classs(app, client):
+    class TableView(MethodView):
+        decorators = [set_renderers(JSONRenderer)]
+
+        @set_renderers(CSVRenderer)
+        def put(self):
+            return [["saved", 1]]
+
+    app.add_url_rule("/table", view_func=TableView.as_view("table"))
+    response = client.put("/table", headers={"Accept": "text/csv"})
+    assert (response.status_code, response.data) == (200, b"saved,1")
+
+
 class LazyParser(BaseParser):
     media_type = "text/plain"
 
