@@ -14,6 +14,17 @@ Drop this file into a project, or ``pip install`` it. It replaces the older
 Flask-API 3.x package: ``from flask_api.exceptions import NotFound`` still works.
 """
 
+__version__ = "4.0.0"
+__all__ = [
+    "FlaskAPI", "APIRequest", "APIResponse", "set_parsers", "set_renderers", "status",
+    "APIException", "ParseError", "AuthenticationFailed", "NotAuthenticated",
+    "PermissionDenied", "NotFound", "MethodNotAllowed", "NotAcceptable",
+    "UnsupportedMediaType", "Throttled", "MediaType", "parse_accept_header",
+    "DefaultNegotiation", "BaseParser", "JSONParser", "URLEncodedParser", "MultiPartParser",
+    "BaseRenderer", "JSONRenderer", "HTMLRenderer", "BrowsableAPIRenderer",
+    "exceptions", "parsers", "renderers",
+]
+
 import functools
 import importlib
 import inspect
@@ -43,17 +54,6 @@ try:  # optional: Markdown for view docstrings on the browsable page
     import markdown as _markdown_lib
 except ImportError:  # pragma: no cover - exercised by the no-markdown matrix run
     _markdown_lib = None
-
-__version__ = "4.0.0"
-__all__ = [
-    "FlaskAPI", "APIRequest", "APIResponse", "set_parsers", "set_renderers", "status",
-    "APIException", "ParseError", "AuthenticationFailed", "NotAuthenticated",
-    "PermissionDenied", "NotFound", "MethodNotAllowed", "NotAcceptable",
-    "UnsupportedMediaType", "Throttled", "MediaType", "parse_accept_header",
-    "DefaultNegotiation", "BaseParser", "JSONParser", "URLEncodedParser", "MultiPartParser",
-    "BaseRenderer", "JSONRenderer", "HTMLRenderer", "BrowsableAPIRenderer",
-    "exceptions", "parsers", "renderers",
-]
 
 
 # ---------------------------------------------------------------------------
