@@ -33,7 +33,7 @@ import json
 import re
 import sys
 import types
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union, cast
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, cast
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import jinja2
@@ -41,9 +41,15 @@ from flask import Flask, Request, Response, current_app, has_request_context, re
 from flask import json as flask_json
 from markupsafe import Markup
 from werkzeug.datastructures import Headers, ImmutableMultiDict, MultiDict
-from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge, default_exceptions
+from werkzeug.formparser import FormDataParser
 from werkzeug.http import HTTP_STATUS_CODES, parse_list_header, parse_options_header
 from werkzeug.wsgi import get_content_length, get_current_url, get_input_stream
+
+# The objects behind Flask's proxies: each use of a proxy costs a context lookup, which
+# the per-request hot path cannot afford many of.
+_current_app = current_app  # type: Any
+_request = request  # type: Any
 
 try:  # Flask 2.2+ serializes through the app's JSON provider, app.json
     from flask.json.provider import DefaultJSONProvider
@@ -265,36 +271,63 @@ class MediaType:
         return 3 if any(key != "q" for key in self.params) else 2
 
     def satisfies(self, other: "MediaType") -> bool:
-        """True if this type fits where ``other`` is asked for (wildcards either side)."""
+        """True if this type fits where ``other`` is asked for: wildcards either side,
+        and each of this type's parameters (but ``q``) is in ``other`` with its value."""
         for key, value in self.params.items():
             if key != "q" and other.params.get(key) != value:
                 return False
-        if "*" not in (self.sub_type, other.sub_type) and self.sub_type != other.sub_type:
-            return False
-        return "*" in (self.main_type, other.main_type) or self.main_type == other.main_type
+        return _types_match(self, other)
 
     def __str__(self) -> str:
-        params = "".join("; {}={}".format(key, _quote(value))
-                         for key, value in self.params.items())
+        """Parameters sorted and quoted, ``q`` last and bare, as RFC 9110 writes it."""
+        params = "".join('; {}="{}"'.format(key, value.replace("\\", "\\\\").replace('"', '\\"'))
+                         for key, value in sorted(self.params.items()) if key != "q")
+        if "q" in self.params:
+            params += "; q=" + self.params["q"]
         return self.full_type + params
 
     def __repr__(self) -> str:
         return "<MediaType {!r}>".format(str(self))
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, MediaType) and str(self) == str(other)
+        return (isinstance(other, MediaType) and self.full_type == other.full_type
+                and self.params == other.params)
 
     def __hash__(self) -> int:
         return hash(str(self))
 
 
-def _quote(value: str) -> str:
-    return value if re.match(r"^[\w.+-]+$", value) else '"{}"'.format(value.replace('"', '\\"'))
+def _types_match(one: MediaType, other: MediaType) -> bool:
+    if "*" not in (one.sub_type, other.sub_type) and one.sub_type != other.sub_type:
+        return False
+    return "*" in (one.main_type, other.main_type) or one.main_type == other.main_type
+
+
+def parse_accept_header(accept: str) -> List[Set[MediaType]]:
+    """An Accept header as sets of media types, the most specific set first (Flask-API 3.x).
+
+    Quality values do not order the sets; negotiation weighs them itself.
+    """
+    by_precedence = [set(), set(), set(), set()]  # type: List[Set[MediaType]]
+    for media_type in _accepted(accept):
+        by_precedence[3 - media_type.precedence].add(media_type)
+    return [media_types for media_types in by_precedence if media_types]
+
+
+#: Headers are read up to this many characters, so that what they cost to parse and
+#: to cache is bounded by size, not only by count: a browser's Accept is ~150.
+_LONGEST_HEADER = 1024
+_LONGEST_CACHED = 64  # Content-Types: longer ones (multipart boundaries) are one-offs
+
+
+def _bounded(header: str) -> str:
+    """A long list header cut after its last whole item in the first ``_LONGEST_HEADER``."""
+    return header[:_LONGEST_HEADER].rpartition(",")[0]
 
 
 @functools.lru_cache(maxsize=512)
-def parse_accept_header(accept: str) -> Tuple[MediaType, ...]:
-    """Parse an Accept header into media types, skipping entries without a ``/``."""
+def _accepted(accept: str) -> Tuple[MediaType, ...]:
+    """The media ranges of an Accept header (at most ``_LONGEST_HEADER`` long), in order."""
     items = parse_list_header(accept or "")
     return tuple(MediaType(item) for item in items if "/" in item.partition(";")[0])
 
@@ -304,49 +337,70 @@ def _media_type(value: str) -> MediaType:
     return MediaType(value)
 
 
-def _best_match(offer: MediaType, accepted: Sequence[MediaType]) -> Optional[MediaType]:
-    """The most specific accepted range that ``offer`` satisfies (RFC 9110 12.5.1)."""
-    matches = [mt for mt in accepted if offer.satisfies(mt)]
-    if not matches:
+def _agreement(offer: MediaType, wanted: MediaType) -> Optional[int]:
+    """How many parameters a renderer's type shares with an accepted range, or None
+    if it cannot serve it: the types differ, or a parameter named on both sides does
+    not agree. One named on a single side (``indent``, ``charset``) does not count."""
+    if not _types_match(offer, wanted):
         return None
-    return max(matches, key=lambda mt: (mt.precedence, mt.quality))
+    agreed = 0
+    for key, value in wanted.params.items():
+        mine = offer.params.get(key)
+        if key == "q" or mine is None:
+            continue
+        if mine != value and not (key == "charset" and mine.lower() == value.lower()):
+            return None
+        agreed += 1
+    return agreed
+
+
+def _merged(offer: MediaType, wanted: MediaType) -> MediaType:
+    """The renderer's type with the client's extra parameters (``indent``), without ``q``."""
+    if wanted.precedence < 2:
+        return offer
+    merged = MediaType(offer.full_type)
+    merged.params = {key: value for key, value in wanted.params.items() if key != "q"}
+    merged.params.update(offer.params)
+    return merged
 
 
 @functools.lru_cache(maxsize=1024)
 def _negotiate(renderers: Tuple["BaseRenderer", ...], accept: str,
                url_format: Optional[str]) -> Optional[Tuple["BaseRenderer", MediaType]]:
-    """Pick (renderer, media type): quality, then specificity, then server order."""
+    """Pick (renderer, media type) by RFC 9110: for each renderer the most specific
+    range that takes it, then quality, specificity, agreeing parameters, server order."""
     if url_format:
         for renderer in renderers:
             if renderer.format == url_format:
                 return renderer, _media_type(renderer.media_type)
         return None
-    accepted = parse_accept_header(accept)
+    accepted = _accepted(accept)
     if not accepted:
         return renderers[0], _media_type(renderers[0].media_type)
     best = None
     for index, renderer in enumerate(renderers):
-        offer = _media_type(renderer.media_type)
-        match = _best_match(offer, accepted)
-        if match is None or match.quality == 0:
+        match = _best_range(_media_type(renderer.media_type), accepted)
+        if match is None:
             continue
-        rank = (match.quality, match.precedence, len(offer.params), -index)
-        if best is None or rank > best[0]:
-            best = (rank, renderer, _without_quality(match) if match.precedence >= 2 else offer)
-    return None if best is None else (best[1], best[2])
+        wanted, agreed = match
+        rank = (wanted.quality, wanted.precedence, agreed, -index)
+        if wanted.quality > 0 and (best is None or rank > best[0]):
+            best = (rank, renderer, wanted)
+    return None if best is None else (best[1], _merged(_media_type(best[1].media_type), best[2]))
 
 
-def _without_quality(media_type: MediaType) -> MediaType:
-    """The client's media type as a renderer sees it: parameters such as indent, but no q."""
-    params = "".join("; {}={}".format(key, _quote(value))
-                     for key, value in media_type.params.items() if key != "q")
-    return _media_type(media_type.full_type + params)
-
-
-def _unproxied(proxy: Any) -> Any:
-    """The object behind Flask's ``request`` or ``current_app``: each use of a proxy
-    costs a context lookup, which the per-request hot path cannot afford many of."""
-    return proxy._get_current_object()
+def _best_range(offer: MediaType, accepted: Sequence[MediaType]
+                ) -> Optional[Tuple[MediaType, int]]:
+    """The most specific accepted range that takes ``offer``, and their shared parameters."""
+    best = None  # type: Optional[Tuple[MediaType, int]]
+    for wanted in accepted:
+        agreed = _agreement(offer, wanted)
+        if agreed is None:
+            continue
+        if best is None or (wanted.precedence, agreed, wanted.quality) > (
+                best[0].precedence, best[1], best[0].quality):
+            best = (wanted, agreed)
+    return best
 
 
 @functools.lru_cache(maxsize=256)
@@ -366,36 +420,64 @@ def _query_value(query_string: str, key: str) -> Optional[str]:
     return next((value for name, value in parse_qsl(query_string) if name == key), None)
 
 
-class DefaultNegotiation:
+class BaseNegotiation:
     """Chooses a parser by Content-Type and a renderer by Accept (Flask-API 3.x name)."""
 
-    def select_parser(self, parsers: Sequence["BaseParser"], req: Any = None
-                      ) -> Tuple["BaseParser", MediaType]:
-        header = (req or request).environ.get("CONTENT_TYPE", "")
-        # A multipart boundary makes each header unique: not worth a cache slot.
-        find = _parser_for.__wrapped__ if "boundary" in header else _parser_for
-        parser, content_type = find(tuple(parsers), header)
-        if parser is None:
-            raise UnsupportedMediaType(
-                "Unsupported media type \"{}\" in request.".format(content_type.full_type))
-        return parser, content_type
+    def select_parser(self, parsers: Sequence[Any], req: Any = None) -> Tuple[Any, MediaType]:
+        raise NotImplementedError(
+            '`select_parser()` method must be implemented for class "{}"'.format(
+                type(self).__name__))
 
-    def select_renderer(self, renderers: Sequence["BaseRenderer"], req: Any = None,
-                        app: Any = None) -> Tuple["BaseRenderer", MediaType]:
-        environ = (req or request).environ
-        query = environ.get("QUERY_STRING")
-        override = query and (app or current_app).config.get("URL_FORMAT_OVERRIDE", "format")
-        url_format = _query_value(query, override) if override else None
-        result = _negotiate(tuple(renderers), environ.get("HTTP_ACCEPT", ""), url_format)
-        if result is None:
-            raise NotAcceptable()
-        return result
+    def select_renderer(self, renderers: Sequence[Any], req: Any = None,
+                        app: Any = None) -> Tuple[Any, MediaType]:
+        raise NotImplementedError(
+            '`select_renderer()` method must be implemented for class "{}"'.format(
+                type(self).__name__))
 
 
-_negotiation = DefaultNegotiation()
+class DefaultNegotiation(BaseNegotiation):
+    """RFC 9110 negotiation, with ``?format=`` and caches bounded by size."""
+
+    def select_parser(self, parsers: Sequence[Any], req: Any = None) -> Tuple[Any, MediaType]:
+        """The first parser for the request's Content-Type, or `UnsupportedMediaType`."""
+        return _select_parser(tuple(parsers), (req or request).environ)
+
+    def select_renderer(self, renderers: Sequence[Any], req: Any = None,
+                        app: Any = None) -> Tuple[Any, MediaType]:
+        """The renderer for the request's Accept (or ``?format=``), or `NotAcceptable`."""
+        return _select_renderer(tuple(renderers), (req or request).environ, app)
 
 
-BaseNegotiation = DefaultNegotiation
+def _select_parser(parsers: Tuple[Any, ...], environ: Dict[str, Any]) -> Tuple[Any, MediaType]:
+    header = environ.get("CONTENT_TYPE", "")
+    if len(header) <= _LONGEST_CACHED:  # a multipart boundary makes most headers unique
+        found = _parser_for(parsers, header)
+    elif len(header) <= _LONGEST_HEADER:
+        found = _parser_for.__wrapped__(parsers, header)
+    else:  # no media type that a parser takes
+        raise UnsupportedMediaType()
+    if found[0] is None:
+        raise UnsupportedMediaType(
+            "Unsupported media type \"{}\" in request.".format(found[1].full_type))
+    return found
+
+
+def _select_renderer(renderers: Tuple[Any, ...], environ: Dict[str, Any],
+                     app: Any = None) -> Tuple[Any, MediaType]:
+    query = environ.get("QUERY_STRING")
+    url_format = None
+    if query:
+        override = (app or current_app).config.get("URL_FORMAT_OVERRIDE", "format")
+        if override:  # a long query is no cache key, as a long header is not
+            find = _query_value if len(query) <= _LONGEST_HEADER else _query_value.__wrapped__
+            url_format = find(query, override)
+    accept = environ.get("HTTP_ACCEPT", "")
+    if len(accept) > _LONGEST_HEADER:
+        accept = _bounded(accept)
+    result = _negotiate(renderers, accept, url_format)
+    if result is None:
+        raise NotAcceptable()
+    return result
 
 
 # ---------------------------------------------------------------------------
@@ -405,48 +487,80 @@ BaseNegotiation = DefaultNegotiation
 class BaseParser:
     """Turns a request body into data; subclasses set ``media_type`` and ``parse``.
 
-    A parser may raise ``ValueError``, ``UnicodeError`` or ``LookupError`` on bad
-    input: the request turns those into a `ParseError` (400).
+    ``parse(stream, media_type, content_length=None)`` may raise `ParseError`, or
+    ``ValueError``, ``UnicodeError`` or ``LookupError``: over HTTP each is a 400.
     """
 
     media_type = None  # type: Optional[str]
+    handles_file_uploads = False  # parse returns (data, files); the files are request.files
+    handles_form_data = False  # the data is request.form too
     #: True: ``parse`` gets the raw, unread request stream (large uploads);
     #: False: a buffer of the body, so ``request.get_data()`` keeps working too.
     streaming = False
 
-    def parse(self, stream: Any, media_type: MediaType, **options: Any) -> Any:
-        """Return the parsed data, or a ``(data, files)`` tuple."""
-        raise NotImplementedError("{}.parse() must be implemented".format(type(self).__name__))
+    def parse(self, stream: Any, media_type: Any, **options: Any) -> Any:
+        """Return the parsed data, or ``(data, files)`` if ``handles_file_uploads``."""
+        raise NotImplementedError(
+            '`parse()` method must be implemented for class "{}"'.format(type(self).__name__))
+
+
+def _as_media_type(media_type: Any) -> MediaType:
+    return media_type if isinstance(media_type, MediaType) else _media_type(str(media_type))
 
 
 def _reject_constant(name: str) -> None:
     raise ValueError("JSON does not allow " + name)
 
 
+#: The encodings JSON may come in (RFC 8259 8.1, and UTF-16/32 from RFC 7159).
+_JSON_CHARSETS = frozenset(["utf-8", "utf8", "utf-16", "utf-16le", "utf-16be",
+                            "utf-32", "utf-32le", "utf-32be"])
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
 class JSONParser(BaseParser):
-    """Any JSON value; NaN and Infinity, which JSON forbids, are rejected."""
+    """Any JSON value. NaN and Infinity, other charsets than UTF-8/16/32, and lone
+    surrogates (``"\\ud800"``, which no UTF can encode) are a `ParseError`."""
 
     media_type = "application/json"
 
-    def parse(self, stream: Any, media_type: MediaType, **options: Any) -> Any:
-        text = stream.read().decode(media_type.params.get("charset", "utf-8"))
-        if "NaN" not in text and "Infinity" not in text:  # a hook costs a new decoder per call
-            return _json_loads(text)
-        return _json_loads(text, parse_constant=_reject_constant)
+    def parse(self, stream: Any, media_type: Any, **options: Any) -> Any:
+        try:
+            charset = media_type.params.get("charset")
+        except AttributeError:  # a string, from code that calls the parser itself
+            charset = _as_media_type(media_type).params.get("charset")
+        try:
+            if charset is not None and charset.lower().replace("_", "-") not in _JSON_CHARSETS:
+                raise LookupError("JSON is never in " + charset)
+            text = stream.read().decode(charset or "utf-8")
+            if "NaN" not in text and "Infinity" not in text:  # a hook costs a new decoder
+                data = _json_loads(text)
+            else:
+                data = _json_loads(text, parse_constant=_reject_constant)
+            if _SURROGATE_ESCAPE.search(text):  # a pair is one character; a lone one fails
+                json.dumps(data, ensure_ascii=False).encode("utf-8")
+        except (ValueError, LookupError, RecursionError) as exc:  # UnicodeError is a ValueError
+            raise ParseError() from exc
+        return data
 
 
 class _FormParser(BaseParser):
     """Forms go through werkzeug's form parser, which enforces Flask's size limits."""
 
     streaming = True
+    handles_form_data = True
+    name = "Form"  # for the error message
 
-    def parse(self, stream: Any, media_type: MediaType, **options: Any) -> Any:
-        req = options.get("request") or request
-        parser = req.make_form_data_parser()
+    def parse(self, stream: Any, media_type: Any, **options: Any) -> Any:
+        media_type = _as_media_type(media_type)
+        parser = request.make_form_data_parser() if has_request_context() else FormDataParser()
         parser.silent = False  # a broken body is an error, not an empty form
-        _, form, files = parser.parse(stream, media_type.full_type,
-                                      options.get("content_length"), media_type.params)
-        return form, files
+        try:
+            _, form, files = parser.parse(stream, media_type.full_type,
+                                          options.get("content_length"), media_type.params)
+        except ValueError as exc:
+            raise ParseError("{} parse error - {}".format(self.name, exc)) from exc
+        return (form, files) if self.handles_file_uploads else form
 
 
 class URLEncodedParser(_FormParser):
@@ -455,6 +569,13 @@ class URLEncodedParser(_FormParser):
 
 class MultiPartParser(_FormParser):
     media_type = "multipart/form-data"
+    name = "Multipart"
+    handles_file_uploads = True
+
+    def parse(self, stream: Any, media_type: Any, **options: Any) -> Any:
+        if not _as_media_type(media_type).params.get("boundary"):
+            raise ParseError("Multipart message missing boundary in Content-Type header")
+        return super().parse(stream, media_type, **options)
 
 
 # ---------------------------------------------------------------------------
@@ -462,22 +583,30 @@ class MultiPartParser(_FormParser):
 # ---------------------------------------------------------------------------
 
 class BaseRenderer:
-    """Turns data into a response body; subclasses set ``media_type`` and ``render``."""
+    """Turns data into a response body; subclasses set ``media_type`` and ``render``.
+
+    ``render(data, media_type, **options)`` gets the negotiated `MediaType` and, in
+    ``options``, the response's ``status`` ("201 CREATED"), ``status_code`` and ``headers``.
+    """
 
     media_type = None  # type: Optional[str]
-    charset = "utf-8"  # type: Optional[str]
+    charset = "utf-8"  # type: Optional[str]  # added to Content-Type for text/* types
     format = None  # type: Optional[str]
+    handles_empty_responses = False  # True: a ``None, 204`` result is rendered too, as a 200
     response_headers = ()  # type: Sequence[Tuple[str, str]]  # sent with all it renders
 
     def render(self, data: Any, media_type: MediaType, **options: Any) -> Any:
-        """Return the body as ``bytes`` or ``str``."""
-        raise NotImplementedError("{}.render() must be implemented".format(type(self).__name__))
+        """Return the body as ``str`` or ``bytes``."""
+        raise NotImplementedError(
+            '`render()` method must be implemented for class "{}"'.format(type(self).__name__))
 
     @property
     def content_type(self) -> str:
-        if self.charset:
-            return "{}; charset={}".format(self.media_type, self.charset)
-        return str(self.media_type)
+        media_type = self.media_type or ""
+        if (self.charset and media_type.startswith("text/")
+                and "charset" not in _media_type(media_type).params):
+            return "{}; charset={}".format(media_type, self.charset)
+        return media_type
 
 
 class JSONRenderer(BaseRenderer):
@@ -487,13 +616,14 @@ class JSONRenderer(BaseRenderer):
     charset = None  # JSON is always UTF-8 and has no charset parameter (RFC 8259)
     format = "json"
 
-    def render(self, data: Any, media_type: MediaType, **options: Any) -> bytes:
-        return _json_dumps(data, _indent(media_type.params.get("indent"))).encode("utf-8")
+    def render(self, data: Any, media_type: MediaType, **options: Any) -> str:
+        indent = options.get("indent", media_type.params.get("indent"))  # Accept: ...; indent=4
+        return _json_dumps(data, None if indent is None else _indent(indent))
 
 
-def _indent(value: Optional[str]) -> Optional[int]:
+def _indent(value: Any) -> Optional[int]:
     try:
-        return None if value is None else min(max(int(value), 0), 8)
+        return min(max(int(value), 0), 8)
     except ValueError:
         return None
 
@@ -512,32 +642,38 @@ class HTMLRenderer(BaseRenderer):
 
 
 def _json_dumps(data: Any, indent: Optional[int] = None) -> str:
-    """JSON text, UTF-8 rather than escapes, through the app's JSON provider or encoder."""
-    provider = getattr(_unproxied(current_app), "json", None)  # Flask 2.2+: the JSON provider
+    """``app.json.dumps(data, ensure_ascii=False, indent=indent)``, as Flask-API 3.x wrote
+    JSON (Flask's old ``json_encoder`` before Flask 2.2), and as fast as Flask can."""
+    try:
+        provider = getattr(_current_app._get_current_object(), "json", None)  # Flask 2.2+
+    except RuntimeError:  # outside an app: the standard library's
+        return json.dumps(data, ensure_ascii=False, indent=indent)
     if type(provider) is DefaultJSONProvider:  # Flask's own, whose settings are attributes
         try:
             encoder = _json_encoder(provider.default, provider.sort_keys, indent)
         except TypeError:  # settings that cannot be a cache key, such as an unhashable default
-            encoder = None
-        if encoder is not None:
-            return encoder.encode(data)
-    separators = (",", ":") if indent is None else (",", ": ")
+            return provider.dumps(data, ensure_ascii=False, indent=indent)
+        return encoder.encode(data)
     if provider is not None:
-        return provider.dumps(data, indent=indent, separators=separators, ensure_ascii=False)
-    return flask_json.dumps(data, indent=indent, separators=separators, ensure_ascii=False)
+        return provider.dumps(data, ensure_ascii=False, indent=indent)
+    return flask_json.dumps(data, ensure_ascii=False, indent=indent)
 
 
 @functools.lru_cache(maxsize=64)
 def _json_encoder(default: Any, sort_keys: bool, indent: Optional[int]) -> json.JSONEncoder:
     """What Flask's provider would build for these settings, built once: making an
     encoder per call, as ``json.dumps`` does, costs as much as encoding a small dict."""
-    separators = (",", ":") if indent is None else (",", ": ")
     return json.JSONEncoder(ensure_ascii=False, sort_keys=sort_keys, default=default,
-                            indent=indent, separators=separators)
+                            indent=indent)
 
 
 def _json_loads(text: str, **kwargs: Any) -> Any:
-    provider = getattr(_unproxied(current_app), "json", None)
+    try:
+        provider = getattr(_current_app._get_current_object(), "json", None)
+    except RuntimeError:  # a parser used on its own, outside an app
+        return json.loads(text, **kwargs)
+    if type(provider) is DefaultJSONProvider:  # whose loads() is json.loads(): skip a call
+        return json.loads(text, **kwargs)
     if provider is not None:
         return provider.loads(text, **kwargs)
     return flask_json.loads(text, **kwargs)
@@ -595,13 +731,13 @@ class BrowsableAPIRenderer(BaseRenderer):
                         ("Content-Security-Policy", "frame-ancestors 'self'"))
 
     def render(self, data: Any, media_type: MediaType, **options: Any) -> str:
-        status = options.get("status") or HTTP_200_OK
+        status = options.get("status_code") or HTTP_200_OK
         context = self.get_context(data, status, options.get("headers"))
         return self.get_template().render(context)
 
     def get_template(self) -> Any:
         """The compiled page, made once per app; a template named in config wins."""
-        app = _unproxied(current_app)
+        app = _current_app._get_current_object()
         name = app.config.get("BROWSABLE_API_TEMPLATE")
         if name:
             return app.jinja_env.get_template(name)
@@ -609,7 +745,7 @@ class BrowsableAPIRenderer(BaseRenderer):
 
     def get_context(self, data: Any, status: int, headers: Any) -> Dict[str, Any]:
         """Everything the page shows, computed here so the template stays logic-free."""
-        app, req = _unproxied(current_app), _unproxied(request)
+        app, req = _current_app._get_current_object(), _request._get_current_object()
         view = _view_for(app, req)
         allowed = _allowed_methods(app, req)
         body = _json_dumps(data, indent=4)
@@ -733,24 +869,70 @@ def _link_parts(text: str) -> List[Tuple[str, bool]]:
 # ---------------------------------------------------------------------------
 
 @functools.lru_cache(maxsize=256)
-def _resolve(items: Tuple[Any, ...], source: str) -> Tuple[Any, ...]:
+def _resolve(items: Tuple[Any, ...], setting: str) -> Tuple[Any, ...]:
     """Parser or renderer instances for classes, instances or dotted import strings."""
-    return tuple(_import(item, source)() if isinstance(item, str) else
+    return tuple(_import(item, setting)() if isinstance(item, str) else
                  item() if isinstance(item, type) else item for item in items)
 
 
-def _import(dotted: str, source: str) -> Any:
+def _import(dotted: str, setting: str) -> Any:
+    """A class named by its dotted path; the error reads as Flask-API 3.x's did."""
     module_name, _, name = dotted.rpartition(".")
     try:
         return getattr(importlib.import_module(module_name), name)
     except (ImportError, AttributeError, ValueError) as exc:
-        message = "Could not import '{}' named in {}: {}".format(dotted, source, exc)
+        message = "Could not import '{}' for API setting '{}'. {}.".format(dotted, setting, exc)
         raise ImportError(message) from exc
 
 
+def _as_tuple(classes: Any) -> Tuple[Any, ...]:
+    """A setting's classes: a list, or one class or dotted string alone."""
+    return tuple(classes) if isinstance(classes, (list, tuple)) else (classes,)
+
+
+@functools.lru_cache(maxsize=512)
+def _view_classes(view: Any, method: str, attribute: str) -> Any:
+    """What ``set_parsers``/``set_renderers`` put on a view: on the view function, or
+    on a ``MethodView``'s method, whose decorator runs last and so wins."""
+    view_class = getattr(view, "view_class", None)
+    classes = getattr(getattr(view_class, method.lower(), None), attribute, None)
+    return classes or getattr(view, attribute, None)
+
+
+_DATA = (list, dict)  # what views return for rendering
 _EMPTY = ImmutableMultiDict()  # type: MultiDict
+_NOTHING_PARSED = (_EMPTY, _EMPTY, _EMPTY)
 # werkzeug 2.3+ limits request.stream to MAX_CONTENT_LENGTH itself; older ones do not.
 _STREAM_HAS_LIMIT = "max_content_length" in inspect.signature(get_input_stream).parameters
+# One status line per code, as werkzeug writes them: renderers get it as ``status``.
+_STATUS_LINES = {code: "{} {}".format(code, name.upper())
+                 for code, name in HTTP_STATUS_CODES.items()}
+
+
+class _ReadGuard:
+    """The request stream, where a failed read (a broken chunked body, a client gone,
+    the server's own read error) is a `ParseError` rather than a 500."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def read(self, *args: Any) -> bytes:
+        return self._guard(self._stream.read, *args)
+
+    def readline(self, *args: Any) -> bytes:
+        return self._guard(self._stream.readline, *args)
+
+    def __iter__(self) -> Any:
+        return iter(self.readline, b"")
+
+    @staticmethod
+    def _guard(read: Any, *args: Any) -> bytes:
+        try:
+            return read(*args)
+        except (HTTPException, APIException):  # 413 and friends say it better
+            raise
+        except Exception as exc:
+            raise ParseError() from exc
 
 
 class APIRequest(Request):
@@ -758,29 +940,27 @@ class APIRequest(Request):
 
     parser_classes = None  # type: Optional[Sequence[Any]]
     renderer_classes = None  # type: Optional[Sequence[Any]]
-    accepted_renderer = None  # type: Optional[BaseRenderer]
-    accepted_media_type = None  # type: Optional[MediaType]
-    # A write's negotiation, made before its view: (renderer_classes then, the result).
-    _early_negotiation = None  # type: Optional[Tuple[Any, Tuple[BaseRenderer, MediaType]]]
+    _api_negotiated = None  # type: Optional[Tuple[Any, Tuple[BaseRenderer, MediaType]]]
+    _api_parsed = None  # type: Optional[Tuple[Any, MultiDict, MultiDict]]
 
     def _classes(self, attribute: str, setting: str, decorator: str,
                  app: Any = None) -> Tuple[Any, ...]:
-        """The view's classes (from the decorator), else the app's setting.
+        """Classes set on the request (by a decorator or a hook), else the view's
+        decorator's, else the app's setting.
 
         The decorator may be on the view, or on a ``MethodView``'s method: that one is
         found here too, so a write's early check sees it before the method runs.
         """
-        app = app or _unproxied(current_app)
+        app = app or _current_app._get_current_object()
         classes = getattr(self, attribute)
         if not classes:
-            view = app.view_functions.get(self.endpoint or "")
-            if hasattr(view, "view_class"):  # a MethodView, whose method's decorator runs last
-                method = getattr(view.view_class, self.method.lower(), None)
-                classes = getattr(method, attribute, None)
-            classes = classes or getattr(view, attribute, None)
+            rule = self.url_rule  # None before routing, and for an unknown route
+            view = app.view_functions.get(rule.endpoint) if rule is not None else None
+            classes = _view_classes(view, self.method, attribute)
         if classes:
-            return _resolve(tuple(classes), decorator)
-        return _resolve(tuple(app.config[setting]), setting)
+            return _resolve(_as_tuple(classes), decorator)
+        classes = app.config[setting]
+        return _resolve(tuple(classes) if type(classes) is not str else (classes,), setting)
 
     @property
     def parsers(self) -> Tuple[BaseParser, ...]:
@@ -791,89 +971,141 @@ class APIRequest(Request):
         return self._classes("renderer_classes", "DEFAULT_RENDERERS", "set_renderers")
 
     @property
+    def accepted_renderer(self) -> BaseRenderer:
+        """The renderer for this request's Accept, negotiated on first use."""
+        return self._negotiated()[0]
+
+    @property
+    def accepted_media_type(self) -> MediaType:
+        """The media type it renders, with the client's parameters (``indent``)."""
+        return self._negotiated()[1]
+
+    def _negotiated(self, app: Any = None) -> Tuple[BaseRenderer, MediaType]:
+        """(renderer, media type), once per request: the view, the early 406 check of a
+        write and rendering share it, unless the renderer classes change in between."""
+        memo, classes = self._api_negotiated, self.renderer_classes
+        if memo is None or memo[0] is not classes:
+            renderers = self._classes("renderer_classes", "DEFAULT_RENDERERS", "set_renderers",
+                                      app)
+            memo = self._api_negotiated = (classes, _select_renderer(renderers, self.environ, app))
+        return memo[1]
+
+    @property
     def data(self) -> Any:
         """The body parsed by Content-Type, once, on first access."""
         return self._parsed()[0]
 
     @property
     def form(self) -> MultiDict:  # type: ignore[override]
-        data = self._parsed()[0]
-        return data if isinstance(data, MultiDict) else _EMPTY
+        """The fields of a form body; empty for any other body, never a 415."""
+        return self._parsed()[1] if self._parses("handles_form_data") else _EMPTY
 
     @property
     def files(self) -> MultiDict:  # type: ignore[override]
-        return self._parsed()[1]
+        """The files of a multipart body; empty for any other body, never a 415."""
+        return self._parsed()[2] if self._parses("handles_file_uploads") else _EMPTY
 
-    def _parsed(self) -> Tuple[Any, MultiDict]:
-        if "_api_parsed" not in self.__dict__:
-            self.__dict__["_api_parsed"] = self._parse()
-        return self.__dict__["_api_parsed"]
+    def _parses(self, flag: str) -> bool:
+        """True if the body is parsed already, or its parser sets ``flag``."""
+        if self._api_parsed is not None:
+            return True
+        try:
+            parser = _select_parser(self.parsers, self.environ)[0]
+        except UnsupportedMediaType:
+            return False
+        return getattr(parser, flag, False)
 
-    def _parse(self) -> Tuple[Any, MultiDict]:
+    def _parsed(self) -> Tuple[Any, MultiDict, MultiDict]:
+        parsed = self._api_parsed
+        if parsed is None:
+            try:
+                parsed = self._api_parsed = self._parse()
+            except Exception:
+                # Raised once; later reads find nothing, as in Flask-API 3.x, so that
+                # an error handler that reads request.data does not fail in turn.
+                self._api_parsed = _NOTHING_PARSED
+                raise
+        return parsed
+
+    def _parse(self) -> Tuple[Any, MultiDict, MultiDict]:
         length = get_content_length(self.environ)  # None if chunked
         if not length and "chunked" not in self.environ.get("HTTP_TRANSFER_ENCODING", ""):
-            return _EMPTY, _EMPTY
-        parser, media_type = _negotiation.select_parser(self.parsers, self)
+            return _NOTHING_PARSED
+        parsers = self._classes("parser_classes", "DEFAULT_PARSERS", "set_parsers")
+        parser, media_type = _select_parser(parsers, self.environ)
         if not _STREAM_HAS_LIMIT:
             limit = self.max_content_length
             if limit is not None and (length or 0) > limit:
                 raise RequestEntityTooLarge()
-        stream = self.stream if parser.streaming else io.BytesIO(self.get_data(cache=True))
+        if parser.streaming:
+            stream = _ReadGuard(self.stream)  # type: Any
+        else:  # a buffer, cached so that get_data() and get_json() work too
+            try:
+                stream = io.BytesIO(self.get_data(cache=True))
+            except (HTTPException, APIException):  # 413 and friends say it better
+                raise
+            except Exception as exc:  # bad chunking, a client gone: see _ReadGuard
+                raise ParseError() from exc
         try:
-            result = parser.parse(stream, media_type, content_length=length, request=self)
-        except (ValueError, LookupError, RecursionError) as exc:  # UnicodeError is a ValueError
-            raise ParseError() from exc
-        return result if isinstance(result, tuple) else (result, _EMPTY)
-
-    def close(self) -> None:
-        """Close uploaded files along with the request."""
-        parsed = self.__dict__.get("_api_parsed")
-        if parsed is not None and parsed[1]:
-            for _, upload in parsed[1].items(multi=True):
-                upload.close()
-        super().close()
+            result = parser.parse(stream, media_type, content_length=length)
+        except (ParseError, ValueError, LookupError, RecursionError) as exc:
+            raise ParseError() from exc  # its own message stays on the exception's cause
+        files = _EMPTY
+        if parser.handles_file_uploads:
+            result, files = result
+            self.__dict__["files"] = files  # where werkzeug's Request.close() closes uploads
+        return result, result if parser.handles_form_data else _EMPTY, files
 
 
 def _render(data: Any, status: int, headers: Any = None, fallback: bool = False,
             app: Any = None) -> Tuple[BaseRenderer, Any]:
     """Render data for the current request; ``fallback`` uses the first renderer on a 406."""
-    app, req = app or _unproxied(current_app), _unproxied(request)
-    early = req._early_negotiation
-    if early is not None and early[0] is req.renderer_classes:  # no set_renderers since
-        renderer, media_type = early[1]
-    else:
-        renderers = req._classes("renderer_classes", "DEFAULT_RENDERERS", "set_renderers", app)
+    req = _request._get_current_object()
+    try:
+        renderer, media_type = req._negotiated(app)
+    except NotAcceptable:
+        if not fallback:
+            raise
+        renderer = req._classes("renderer_classes", "DEFAULT_RENDERERS", "set_renderers", app)[0]
+        media_type = _media_type(renderer.media_type)
+    body = renderer.render(data, media_type, status=_STATUS_LINES.get(status) or str(status),
+                           status_code=status, headers=headers)
+    if isinstance(body, str):
         try:
-            renderer, media_type = _negotiation.select_renderer(renderers, req, app)
-        except NotAcceptable:
-            if not fallback:
-                raise
-            renderer, media_type = renderers[0], _media_type(renderers[0].media_type)
-    req.accepted_renderer, req.accepted_media_type = renderer, media_type
-    return renderer, renderer.render(data, media_type, status=status, headers=headers)
-
-
-def _add_negotiated_headers(headers: Headers, renderer: BaseRenderer, fresh: bool) -> None:
-    """``Vary: Accept``, and the renderer's own headers; ``fresh``: none set yet (faster)."""
-    put = headers.add if fresh else headers.set
-    put("Vary", "Accept")
-    for name, value in renderer.response_headers:
-        put(name, value)
+            body = body.encode(renderer.charset or "utf-8")
+        except UnicodeEncodeError:  # a lone surrogate the app handed over: an escape, not a 500
+            body = body.encode(renderer.charset or "utf-8", "backslashreplace")
+    return renderer, body
 
 
 class APIResponse(Response):
-    """Flask's response class; a list or dict as content is rendered by negotiation."""
+    """Flask's response class; a list or dict as content is rendered by negotiation
+    wherever a request is active: in views, error handlers and Flask-API 3.x code."""
 
     def __init__(self, content: Any = None, *args: Any, **kwargs: Any) -> None:
-        # Outside a request, a list is a buffered WSGI body (test clients build those).
-        renderer = None
-        if isinstance(content, (list, dict)) and has_request_context():
-            status = kwargs.get("status") or HTTP_200_OK
-            renderer, content = _render(content, _status_code(status))
-            kwargs["content_type"] = renderer.content_type
-        super().__init__(content, *args, **kwargs)
-        if renderer is not None:
-            _add_negotiated_headers(self.headers, renderer, fresh=False)
+        if isinstance(content, _DATA) and _is_data(content) and has_request_context():
+            self._render(content, args, kwargs)
+        else:
+            super().__init__(content, *args, **kwargs)
+
+    def _render(self, content: Any, args: Any, kwargs: Dict[str, Any]) -> None:
+        status = kwargs.get("status", args[0] if args else None)
+        code = HTTP_200_OK if status is None else _status_code(status)
+        renderer, body = _render(content, code, kwargs.get("headers"),
+                                 fallback=code >= HTTP_400_BAD_REQUEST)
+        if "mimetype" not in kwargs:
+            kwargs.setdefault("content_type", renderer.content_type)
+        super().__init__(body, *args, **kwargs)
+        self.headers.set("Vary", "Accept")
+        for name, value in renderer.response_headers:
+            self.headers.set(name, value)
+
+
+def _is_data(content: Any) -> bool:
+    """A list or dict to render; a list of bytes is a WSGI body, as test clients make."""
+    if isinstance(content, list):
+        return not (content and isinstance(content[0], bytes))
+    return isinstance(content, dict)
 
 
 def _status_code(status: Any) -> int:
@@ -969,13 +1201,35 @@ def _split_result(rv: Any) -> Tuple[Any, Any, Any]:
     return rv[0], rv[1], None
 
 
+class _HTTPError(APIException):
+    """A werkzeug HTTP error (an unknown route, a 405, a 413) as an `APIException`, so
+    that ``handle_api_exception`` can read ``detail`` and ``status_code`` of every error."""
+
+    def __init__(self, error: HTTPException) -> None:
+        self.status_code = error.code or HTTP_500_INTERNAL_SERVER_ERROR
+        self.http_exception = error
+        super().__init__(error.description)
+
+    def get_headers(self) -> Headers:  # type: ignore[override]
+        """werkzeug's headers (``Allow`` on a 405), but its HTML Content-Type."""
+        return Headers([(name, value) for name, value in self.http_exception.get_headers()
+                        if name.lower() != "content-type"])
+
+
+def _by_code(exc: APIException) -> HTTPException:
+    """werkzeug's error for an `APIException`'s status code, carrying it along, so that
+    handlers registered by code (``@app.errorhandler(404)``) see it as they see abort()."""
+    error = default_exceptions.get(exc.status_code, HTTPException)(description=exc.detail)
+    error.code = exc.status_code
+    error.api_exception = exc  # type: ignore[attr-defined]
+    return error
+
+
 class FlaskAPI(Flask):
     """Flask, where views may return lists and dicts rendered by content negotiation."""
 
     request_class = APIRequest
-    # Flask's own Response: APIResponse (for Flask-API 3.x code that builds one) costs
-    # a few µs per request for a check that rendering here never needs.
-    response_class = Response
+    response_class = APIResponse
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -983,20 +1237,20 @@ class FlaskAPI(Flask):
         self.config.setdefault("DEFAULT_RENDERERS", [JSONRenderer, BrowsableAPIRenderer])
         self.config.setdefault("URL_FORMAT_OVERRIDE", "format")
         self.config.setdefault("BROWSABLE_API_BRANDING", "Flask API")
-        self.register_error_handler(APIException, self.handle_api_exception)
-        self.register_error_handler(HTTPException, self.handle_api_exception)
+        self.api_settings = APISettings(self.config)
+        self.register_error_handler(APIException, self._handle_by_code)
+        self.register_error_handler(HTTPException, self._handle_http_exception)
         self.wsgi_app = _FormMethodOverride(self.wsgi_app)  # type: ignore[method-assign]
 
     def make_response(self, rv: Any) -> Response:
         """Render a list or dict (alone or in a Flask tuple), then let Flask finish."""
         try:
-            if isinstance(rv, (list, dict)):  # the common case: nothing left for Flask to do
+            if isinstance(rv, _DATA):  # the common case: nothing left for Flask to do
                 return self.render_response(rv, HTTP_200_OK)
             body, status, headers = _split_result(rv)
             if body is None and status is not None and _status_code(status) == HTTP_204_NO_CONTENT:
-                body = self.response_class(status=HTTP_204_NO_CONTENT)
-                del body.headers["Content-Type"]  # no body, so no type either
-            elif isinstance(body, (list, dict)):
+                body = self._no_content(headers)
+            elif isinstance(body, _DATA):
                 code = HTTP_200_OK if status is None else _status_code(status)
                 body = self.render_response(body, code, headers)
             else:
@@ -1004,6 +1258,21 @@ class FlaskAPI(Flask):
         except NotAcceptable as exc:  # raised after the view, so Flask has not handled it
             return self.make_response(self.handle_user_exception(exc))
         return super().make_response((body,) + rv[1:])
+
+    def _no_content(self, headers: Any) -> Response:
+        """``None, 204``: an empty 204, or, for a renderer that ``handles_empty_responses``,
+        its rendering of ``""`` as a 200 (as Flask-API 3.x did)."""
+        try:
+            renderer = _request._get_current_object()._negotiated(self)[0]
+        except NotAcceptable:  # nothing to send, so nothing to refuse
+            renderer = None
+        if renderer is not None and renderer.handles_empty_responses:
+            response = self.render_response("", HTTP_200_OK, headers)
+            response.status_code = HTTP_200_OK  # overrides the view's 204 below
+            return response
+        response = self.response_class(status=HTTP_204_NO_CONTENT)
+        del response.headers["Content-Type"]  # no body, so no type either
+        return response
 
     def dispatch_request(self) -> Any:
         """Flask's dispatch, after refusing a write whose Accept no renderer satisfies.
@@ -1013,12 +1282,9 @@ class FlaskAPI(Flask):
         its own Accept header still works as in plain Flask. (A before_request hook
         would do the same at about ten times the cost per request.)
         """
-        req = _unproxied(request)  # type: APIRequest
+        req = _request._get_current_object()  # type: APIRequest
         if req.method not in _SAFE_METHODS and req.routing_exception is None:
-            renderers = req._classes("renderer_classes", "DEFAULT_RENDERERS", "set_renderers",
-                                     self)
-            negotiated = _negotiation.select_renderer(renderers, req, self)  # or NotAcceptable
-            req._early_negotiation = (req.renderer_classes, negotiated)  # rendering reuses it
+            req._negotiated(self)  # or NotAcceptable; rendering reuses the result
         return super().dispatch_request()
 
     def render_response(self, data: Any, status: int, headers: Any = None,
@@ -1026,20 +1292,38 @@ class FlaskAPI(Flask):
         """A response with ``data`` rendered by the negotiated renderer."""
         renderer, body = _render(data, status, headers, fallback, self)
         response = self.response_class(body, status=status, content_type=renderer.content_type)
-        _add_negotiated_headers(response.headers, renderer, fresh=True)
+        response.headers.add("Vary", "Accept")  # a new response: add, faster than set
+        if renderer.response_headers:
+            for name, value in renderer.response_headers:
+                response.headers.add(name, value)
         return response
 
-    def handle_api_exception(self, exc: Union[APIException, HTTPException]) -> Any:
-        """Render an `APIException` or werkzeug HTTP error as ``{"detail": ...}``."""
-        if isinstance(exc, APIException):
-            code, detail = exc.status_code, exc.detail
-            headers = list(exc.get_headers().items())
-        elif exc.response is not None or exc.code is None:
+    def handle_api_exception(self, exc: APIException) -> Any:
+        """Render an error as ``{"detail": ...}`` with its status and headers.
+
+        Every error arrives here as an `APIException`: werkzeug's too (an unknown route,
+        405, 413), with ``detail`` and ``status_code``. Override it to change them all.
+        """
+        headers = list(exc.get_headers().items())
+        response = self.render_response({"detail": exc.detail}, exc.status_code, headers,
+                                        fallback=True)
+        return response, headers
+
+    def _handle_by_code(self, exc: APIException) -> Any:
+        """An `APIException` goes to a handler registered for its status code, if any,
+        through Flask's own lookup (blueprints, most specific first); else straight to
+        ``handle_api_exception``. The look at the registry spares the common case
+        Flask's lookup, which would cost the 404 row about a tenth of its time."""
+        code = exc.status_code
+        if any(code in handlers for handlers in self.error_handler_spec.values()):
+            return self.handle_http_exception(_by_code(exc))
+        return self.handle_api_exception(exc)
+
+    def _handle_http_exception(self, exc: HTTPException) -> Any:
+        if exc.response is not None or exc.code is None:
             return exc.response or exc  # abort(response), or a redirect-like exception
-        else:
-            code, detail = exc.code, exc.description
-            headers = [(k, v) for k, v in exc.get_headers() if k.lower() != "content-type"]
-        return self.render_response({"detail": detail}, code, headers, fallback=True), headers
+        api_exception = getattr(exc, "api_exception", None) or _HTTPError(exc)
+        return self.handle_api_exception(api_exception)
 
     def make_default_options_response(self) -> Response:
         """OPTIONS: the ``Allow`` header, and a description of the view as data."""
@@ -1062,10 +1346,15 @@ def _per_view(attribute: str, classes: Sequence[Any]) -> Any:
     classes = tuple(classes)
 
     def decorator(view: Any) -> Any:
+        call = view
+        if inspect.iscoroutinefunction(view):  # Flask 2.0+ runs it, as it runs async views
+            def call(*args: Any, **kwargs: Any) -> Any:
+                return current_app.ensure_sync(view)(*args, **kwargs)
+
         @functools.wraps(view)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             setattr(request, attribute, classes)
-            return view(*args, **kwargs)
+            return call(*args, **kwargs)
         setattr(wrapper, attribute, classes)  # for OPTIONS and errors raised before the view
         return wrapper
     return decorator
@@ -1091,17 +1380,19 @@ class APISettings:
     def __init__(self, user_config: Optional[Dict[str, Any]] = None) -> None:
         self.user_config = user_config or {}
 
-    def _classes(self, key: str, default: List[Any]) -> List[Any]:
+    def _classes(self, key: str, default: List[Any]) -> Any:
+        """The classes a setting names; one dotted string alone is one class, as in 3.x."""
         items = self.user_config.get(key, default)
-        return [_import(item, "setting '{}'".format(key)) if isinstance(item, str) else item
-                for item in items]
+        if isinstance(items, str):
+            return _import(items, key)
+        return [_import(item, key) if isinstance(item, str) else item for item in items]
 
     @property
-    def DEFAULT_PARSERS(self) -> List[Any]:
+    def DEFAULT_PARSERS(self) -> Any:
         return self._classes("DEFAULT_PARSERS", [JSONParser, URLEncodedParser, MultiPartParser])
 
     @property
-    def DEFAULT_RENDERERS(self) -> List[Any]:
+    def DEFAULT_RENDERERS(self) -> Any:
         return self._classes("DEFAULT_RENDERERS", [JSONRenderer, BrowsableAPIRenderer])
 
 
