@@ -7,17 +7,20 @@ Open it in a browser for the browsable page, or use curl for JSON.
 """
 
 import argparse
+import os
 import re
 import threading
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from flask import request, url_for
+from flask import Flask, request, url_for
+from werkzeug.wsgi import get_host
 
 from flask_api import APIException, FlaskAPI, NotFound, ParseError, status
 
 INITIAL_NOTES = {0: "do the shopping", 1: "build the codez", 2: "paint the door"}
 MAX_KEY_DIGITS = 18  # keeps keys far below Python's int/str conversion limit
 KEY_PATTERN = re.compile(r"[0-9]{1,%d}" % MAX_KEY_DIGITS)
+DEFAULT_MAX_BODY = 1024 * 1024  # bytes; a larger request body is a 413
 
 
 class NoKeysLeft(APIException):
@@ -78,9 +81,49 @@ def _note(key: int, text: str) -> Dict[str, Any]:
     return {"url": url_for("notes_detail", key=key, _external=True), "text": text}
 
 
-def create_app(notes: Optional[Dict[int, str]] = None) -> FlaskAPI:
-    """A notes API with its own store (tests make a fresh one each)."""
+def _byte_count(text: str, source: str) -> int:
+    """A body limit from the command line or the environment: whole bytes, above 0."""
+    if not re.fullmatch(r"\s*[0-9]+\s*", text) or int(text) == 0:
+        raise ValueError("{} must be a whole number of bytes above 0, not {!r}".format(
+            source, text))
+    return int(text)
+
+
+def _hosts(text: str) -> List[str]:
+    """``"example.com, .example.org"`` as a list; a leading dot allows the subdomains too."""
+    return [host.strip() for host in text.split(",") if host.strip()]
+
+
+def _trust_only(app: Flask, hosts: Sequence[str]) -> None:
+    """Answer 400 to a request whose Host is not one of ``hosts``."""
+    app.config["TRUSTED_HOSTS"] = list(hosts)
+    if "TRUSTED_HOSTS" in Flask.default_config:
+        return  # Flask 3.1+ checks the Host itself
+    # Older Flask ignores the setting: check the header before any view, with
+    # werkzeug's own matching (raises SecurityError, a 400).
+
+    @app.before_request
+    def check_host() -> None:
+        get_host(request.environ, trusted_hosts=hosts)
+
+
+def create_app(notes: Optional[Dict[int, str]] = None, max_body: Optional[int] = None,
+               trusted_hosts: Optional[Sequence[str]] = None) -> FlaskAPI:
+    """A notes API with its own store (tests make a fresh one each).
+
+    A setting left as None comes from the environment, else its default:
+    ``NOTES_MAX_BODY`` (1 MiB), ``NOTES_TRUSTED_HOSTS`` (comma-separated; any host).
+    """
+    env = os.environ
+    if max_body is None:
+        max_body = _byte_count(env.get("NOTES_MAX_BODY", str(DEFAULT_MAX_BODY)),
+                               "NOTES_MAX_BODY")
+    if trusted_hosts is None and env.get("NOTES_TRUSTED_HOSTS", "").strip():
+        trusted_hosts = _hosts(env["NOTES_TRUSTED_HOSTS"])
     app = FlaskAPI(__name__)
+    app.config["MAX_CONTENT_LENGTH"] = max_body
+    if trusted_hosts is not None:
+        _trust_only(app, trusted_hosts)
     store = NoteStore(notes)
 
     @app.route("/", methods=["GET", "POST"])
@@ -125,8 +168,16 @@ def main(argv: Optional[List[str]] = None) -> None:
     parser = argparse.ArgumentParser(description="Serve the notes API (development server).")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=5000)
+    parser.add_argument("--max-body", metavar="BYTES",
+                        help="answer 413 to a larger request body "
+                             "(default: $NOTES_MAX_BODY, else 1 MiB)")
     args = parser.parse_args(argv)
-    app.run(host=args.host, port=args.port, threaded=True)
+    try:
+        max_body = None if args.max_body is None else _byte_count(args.max_body, "--max-body")
+        served = create_app(max_body=max_body)
+    except ValueError as exc:  # a bad limit, here or in the environment
+        parser.error(str(exc))
+    served.run(host=args.host, port=args.port, threaded=True)
 
 
 if __name__ == "__main__":

@@ -494,25 +494,37 @@ def test_notes_app_help_runs_as_a_script():
     assert "--host" in result.stdout and "--port" in result.stdout
 
 
+@pytest.fixture
+def notes_main(monkeypatch):
+    """Run notes_app.main without serving; returns the (app, host, port) it would serve."""
+    served = []
+
+    def run(self, host=None, port=None, **kwargs):
+        served.append((self, host, port))
+
+    monkeypatch.setattr(notes_app.FlaskAPI, "run", run)
+    monkeypatch.delenv("NOTES_MAX_BODY", raising=False)
+
+    def main(argv):
+        notes_app.main(argv)
+        assert len(served) == 1
+        return served.pop()
+
+    return main
+
+
 @pytest.mark.parametrize("argv, host, port", [
     ([], "127.0.0.1", 5000),
     (["--port", "8001"], "127.0.0.1", 8001),
     (["--host", "0.0.0.0", "--port", "9000"], "0.0.0.0", 9000),
 ])
-def test_notes_app_main_passes_host_and_port_to_app_run(monkeypatch, argv, host, port):
-    calls = []
-    monkeypatch.setattr(notes_app.app, "run", lambda *a, **kw: calls.append((a, kw)))
-    notes_app.main(argv)
-    assert len(calls) == 1
-    args, kwargs = calls[0]
-    assert kwargs.get("host", args[0] if args else None) == host
-    assert kwargs.get("port", args[1] if len(args) > 1 else None) == port
+def test_notes_app_main_passes_host_and_port_to_app_run(notes_main, argv, host, port):
+    assert notes_main(argv)[1:] == (host, port)
 
 
-def test_notes_app_main_rejects_a_non_numeric_port(monkeypatch, capsys):
-    monkeypatch.setattr(notes_app.app, "run", lambda *a, **kw: pytest.fail("app.run called"))
+def test_notes_app_main_rejects_a_non_numeric_port(notes_main, capsys):
     with pytest.raises(SystemExit) as info:
-        notes_app.main(["--port", "http"])
+        notes_main(["--port", "http"])
     assert info.value.code == 2
     assert "--port" in capsys.readouterr().err
 
@@ -523,6 +535,97 @@ def test_post_when_the_largest_key_is_taken_is_a_conflict_and_stores_nothing():
     resp = client.post("/", json={"text": "one too many"})
     _assert_api_error(resp, 409)
     assert _texts(client) == ["last"]
+
+
+# ---------------------------------------------------------------------------
+# Notes app: body limit and trusted hosts
+# ---------------------------------------------------------------------------
+
+MiB = 1024 * 1024
+
+
+@pytest.mark.parametrize("method, url", [("post", "/"), ("put", "/0/")])
+def test_notes_body_over_one_mib_is_a_413_with_detail_and_stores_nothing(
+        notes_client, method, url):
+    resp = getattr(notes_client, method)(url, json={"text": "x" * (2 * MiB)})
+    _assert_api_error(resp, 413)
+    assert _texts(notes_client) == INITIAL_TEXTS
+
+
+def test_notes_form_body_over_one_mib_is_a_413_too(notes_client):
+    _assert_api_error(notes_client.post("/", data={"text": "x" * (2 * MiB)}), 413)
+    assert _texts(notes_client) == INITIAL_TEXTS
+
+
+def test_notes_body_just_under_one_mib_is_stored(notes_client):
+    text = "x" * (MiB - 100)
+    resp = notes_client.post("/", json={"text": text})
+    assert resp.status_code == 201
+    assert notes_client.get("/3/").get_json()["text"] == text
+
+
+def _status_for_body_of(app, size):
+    """The status of a POST whose JSON body is ``size`` bytes long."""
+    body = json.dumps({"text": "x" * (size - len('{"text": ""}'))})
+    assert len(body) == size
+    return app.test_client().post("/", data=body, content_type="application/json").status_code
+
+
+def test_notes_max_body_comes_from_the_environment_or_create_app(monkeypatch):
+    monkeypatch.setenv("NOTES_MAX_BODY", "200")
+    app = notes_app.create_app()
+    assert app.config["MAX_CONTENT_LENGTH"] == 200
+    assert (_status_for_body_of(app, 200), _status_for_body_of(app, 201)) == (201, 413)
+    app = notes_app.create_app(max_body=5000)  # the argument wins over the environment
+    assert (_status_for_body_of(app, 5000), _status_for_body_of(app, 5001)) == (201, 413)
+
+
+@pytest.mark.parametrize("value", ["", "lots", "-5", "0", "1.5"])
+def test_notes_max_body_from_the_environment_must_be_a_positive_number(monkeypatch, value):
+    monkeypatch.setenv("NOTES_MAX_BODY", value)
+    with pytest.raises(ValueError, match="NOTES_MAX_BODY"):
+        notes_app.create_app()
+
+
+def test_notes_app_main_sets_the_body_limit_from_flag_or_environment(notes_main, monkeypatch):
+    assert notes_main([])[0].config["MAX_CONTENT_LENGTH"] == MiB
+    assert notes_main(["--max-body", "2048"])[0].config["MAX_CONTENT_LENGTH"] == 2048
+    monkeypatch.setenv("NOTES_MAX_BODY", "4096")
+    assert notes_main([])[0].config["MAX_CONTENT_LENGTH"] == 4096
+    assert notes_main(["--max-body", "2048"])[0].config["MAX_CONTENT_LENGTH"] == 2048
+
+
+@pytest.mark.parametrize("value", ["lots", "0"])
+def test_notes_app_main_rejects_a_bad_body_limit(notes_main, capsys, value):
+    with pytest.raises(SystemExit) as info:
+        notes_main(["--max-body", value])
+    assert info.value.code == 2
+    assert "--max-body" in capsys.readouterr().err
+
+
+@pytest.fixture
+def trusting_notes_client(monkeypatch):
+    monkeypatch.setenv("NOTES_TRUSTED_HOSTS", "example.com, api.example.com")
+    app = notes_app.create_app()
+    app.testing = True
+    return app.test_client()
+
+
+@pytest.mark.parametrize("host", ["evil.example", "example.com.evil.example", "localhost"])
+def test_notes_request_with_an_untrusted_host_is_a_400_and_stores_nothing(
+        trusting_notes_client, host):
+    client = trusting_notes_client
+    _assert_api_error(client.get("/", headers={"Host": host}), 400)
+    _assert_api_error(client.post("/", json={"text": "poison"}, headers={"Host": host}), 400)
+    texts = [n["text"] for n in client.get("/", headers={"Host": "example.com"}).get_json()]
+    assert texts == INITIAL_TEXTS
+
+
+@pytest.mark.parametrize("host", ["example.com", "api.example.com", "api.example.com:8080"])
+def test_notes_request_with_a_trusted_host_works_and_links_to_it(trusting_notes_client, host):
+    resp = trusting_notes_client.get("/1/", headers={"Host": host})
+    assert resp.status_code == 200
+    assert resp.get_json()["url"] == "http://{}/1/".format(host)
 
 
 # ===========================================================================
