@@ -66,12 +66,30 @@ def client(app):
     return app.test_client()
 
 
+@pytest.fixture(params=["memory", "sqlite"])
+def notes_db(request, tmp_path):
+    """Where the notes app under test keeps its notes: None for memory, or an SQLite file."""
+    return None if request.param == "memory" else str(tmp_path / "notes.db")
+
+
 @pytest.fixture
-def notes_client():
+def make_notes_client(notes_db):
+    """Makes a client for a notes app with a fresh store of ``notes`` (keys 0, 1, 2 if None).
+
+    ``propagate=False`` turns crashes into 500s.
+    """
+    def make(notes=None, propagate=True):
+        app = notes_app.create_app(notes=notes, db=notes_db)
+        app.testing = propagate
+        return app.test_client()
+
+    return make
+
+
+@pytest.fixture
+def notes_client(make_notes_client):
     """A test client for a notes API with a fresh store (keys 0, 1, 2)."""
-    app = notes_app.create_app()
-    app.testing = True
-    return app.test_client()
+    return make_notes_client()
 
 
 def test_flaskapi_is_a_flask_app_with_a_version(app):
@@ -84,13 +102,6 @@ def test_flaskapi_is_a_flask_app_with_a_version(app):
 # ---------------------------------------------------------------------------
 
 INITIAL_TEXTS = ["do the shopping", "build the codez", "paint the door"]
-
-
-def _notes_client_for(notes=None, propagate=True):
-    """A client for a fresh notes app; ``propagate=False`` turns crashes into 500s."""
-    app = notes_app.create_app(notes=notes)
-    app.testing = propagate
-    return app.test_client()
 
 
 def _texts(client):
@@ -133,8 +144,8 @@ def test_notes_list_orders_by_numeric_key_not_insertion_or_text(notes_client):
     assert keys == [0, 1, 2, 5, 10]
 
 
-def test_notes_list_of_an_empty_store_is_an_empty_array():
-    resp = _notes_client_for(notes={}).get("/")
+def test_notes_list_of_an_empty_store_is_an_empty_array(make_notes_client):
+    resp = make_notes_client(notes={}).get("/")
     assert resp.status_code == 200
     assert resp.get_json() == []
 
@@ -178,8 +189,8 @@ def test_post_after_put_of_a_high_key_continues_above_it(notes_client):
     assert resp.get_json()["url"] == "http://localhost/42/"
 
 
-def test_post_into_an_empty_store_gets_key_zero():
-    client = _notes_client_for(notes={})
+def test_post_into_an_empty_store_gets_key_zero(make_notes_client):
+    client = make_notes_client(notes={})
     resp = client.post("/", json={"text": "first"})
     assert resp.status_code == 201
     assert resp.get_json() == {"url": "http://localhost/0/", "text": "first"}
@@ -230,16 +241,18 @@ def test_post_with_non_string_text_stores_it_as_a_string(notes_client, value, te
 NOT_AN_OBJECT = [b"[1, 2]", b'"a string"', b"null", b"42", b"true"]
 
 @pytest.mark.parametrize("body", NOT_AN_OBJECT)
-def test_post_of_a_json_body_that_is_not_an_object_is_a_400_and_adds_nothing(body):
-    client = _notes_client_for(propagate=False)
+def test_post_of_a_json_body_that_is_not_an_object_is_a_400_and_adds_nothing(
+        body, make_notes_client):
+    client = make_notes_client(propagate=False)
     resp = client.post("/", data=body, content_type="application/json")
     _assert_api_error(resp, 400)
     assert _texts(client) == INITIAL_TEXTS
 
 
 @pytest.mark.parametrize("body", NOT_AN_OBJECT)
-def test_put_of_a_json_body_that_is_not_an_object_is_a_400_and_changes_nothing(body):
-    client = _notes_client_for(propagate=False)
+def test_put_of_a_json_body_that_is_not_an_object_is_a_400_and_changes_nothing(
+        body, make_notes_client):
+    client = make_notes_client(propagate=False)
     resp = client.put("/0/", data=body, content_type="application/json")
     _assert_api_error(resp, 400)
     resp = client.put("/7/", data=body, content_type="application/json")
@@ -314,6 +327,17 @@ def test_delete_twice_is_a_204_both_times(notes_client):
     _assert_api_error(notes_client.get("/0/"), 404)
 
 
+@pytest.mark.parametrize("text", [
+    "naïve café", "日本語のメモ", "🎉 party 👩‍👩‍👧", "שלום עולם", "nul\x00inside",
+    "tab\tand\nnewline", " ", "\ufeffbom and \u202eright-to-left override",
+], ids=["accents", "cjk", "emoji", "rtl", "nul", "controls", "space", "format-chars"])
+def test_notes_keep_any_unicode_text_exactly(notes_client, text):
+    assert notes_client.post("/", json={"text": text}).get_json()["text"] == text
+    assert notes_client.get("/3/").get_json()["text"] == text
+    assert notes_client.put("/0/", data={"text": text}).status_code == 200
+    assert _texts(notes_client) == [text] + INITIAL_TEXTS[1:] + [text]
+
+
 def test_note_views_have_docstrings_shown_on_the_browsable_page(notes_client):
     views = notes_client.application.view_functions
     for endpoint in ("notes_list", "notes_detail"):
@@ -333,36 +357,36 @@ NOT_INTEGER_KEYS = ["abc", "1.5", "-1", "+1", "0x1", "1e3", "%20", "%201", "1%0A
 
 
 @pytest.mark.parametrize("key", NOT_INTEGER_KEYS)
-def test_get_with_a_non_integer_key_is_a_404_with_detail(key):
-    client = _notes_client_for(propagate=False)
+def test_get_with_a_non_integer_key_is_a_404_with_detail(key, make_notes_client):
+    client = make_notes_client(propagate=False)
     _assert_api_error(client.get("/{}/".format(key)), 404)
 
 
 @pytest.mark.parametrize("key", NOT_INTEGER_KEYS)
-def test_put_with_a_non_integer_key_is_a_404_and_stores_nothing(key):
-    client = _notes_client_for(propagate=False)
+def test_put_with_a_non_integer_key_is_a_404_and_stores_nothing(key, make_notes_client):
+    client = make_notes_client(propagate=False)
     _assert_api_error(client.put("/{}/".format(key), json={"text": "sneaky"}), 404)
     assert _texts(client) == INITIAL_TEXTS
 
 
 @pytest.mark.parametrize("key", NOT_INTEGER_KEYS)
-def test_delete_with_a_non_integer_key_is_a_404_and_deletes_nothing(key):
-    client = _notes_client_for(propagate=False)
+def test_delete_with_a_non_integer_key_is_a_404_and_deletes_nothing(key, make_notes_client):
+    client = make_notes_client(propagate=False)
     _assert_api_error(client.delete("/{}/".format(key)), 404)
     assert _texts(client) == INITIAL_TEXTS
 
 
 @pytest.mark.parametrize("method", ["get", "put", "delete"])
-def test_very_long_numeric_key_is_never_a_server_error(method):
-    client = _notes_client_for(propagate=False)
+def test_very_long_numeric_key_is_never_a_server_error(method, make_notes_client):
+    client = make_notes_client(propagate=False)
     resp = getattr(client, method)("/" + "9" * 5000 + "/", json={"text": "huge"})
     assert resp.status_code < 500
     if method == "get":
         _assert_api_error(resp, 404)
 
 
-def test_put_of_a_very_long_key_does_not_break_listing_or_creating():
-    client = _notes_client_for(propagate=False)
+def test_put_of_a_very_long_key_does_not_break_listing_or_creating(make_notes_client):
+    client = make_notes_client(propagate=False)
     resp = client.put("/" + "9" * 4300 + "/", json={"text": "huge"})
     assert resp.status_code < 500
     resp = client.post("/", json={"text": "after"})
@@ -432,8 +456,8 @@ def _run_threads(count, work):
         raise errors[0]
 
 
-def test_concurrent_posts_never_lose_a_note_or_share_a_key():
-    app = notes_app.create_app()
+def test_concurrent_posts_never_lose_a_note_or_share_a_key(notes_db):
+    app = notes_app.create_app(db=notes_db)
     app.testing = True
     threads, per_thread = 8, 50
     created = []  # list.append is atomic; every thread adds its own results
@@ -457,8 +481,8 @@ def test_concurrent_posts_never_lose_a_note_or_share_a_key():
     assert {(n["url"], n["text"]) for n in listed[3:]} == {(n["url"], n["text"]) for n in created}
 
 
-def test_concurrent_puts_deletes_posts_and_reads_never_crash():
-    app = notes_app.create_app()
+def test_concurrent_puts_deletes_posts_and_reads_never_crash(notes_db):
+    app = notes_app.create_app(db=notes_db)
     app.testing = True
 
     def work(index, barrier):
@@ -479,6 +503,76 @@ def test_concurrent_puts_deletes_posts_and_reads_never_crash():
     assert keys == sorted(set(keys))
     for note in listed:
         assert client.get(note["url"]).get_json() == note
+
+
+# ---------------------------------------------------------------------------
+# Notes app: the SQLite store, shared by processes and kept across restarts
+# ---------------------------------------------------------------------------
+
+NOTES_DIR = os.path.dirname(os.path.abspath(notes_app.__file__))
+
+
+def test_sqlite_notes_survive_a_restart_and_are_seeded_only_once(tmp_path):
+    path = str(tmp_path / "notes.db")
+    first = notes_app.create_app(db=path).test_client()
+    assert first.post("/", json={"text": "keep me"}).status_code == 201
+    assert first.delete("/0/").status_code == 204
+    second = notes_app.create_app(db=path).test_client()
+    assert _texts(second) == ["build the codez", "paint the door", "keep me"]
+    for key in (1, 2, 3):
+        second.delete("/{}/".format(key))
+    third = notes_app.create_app(notes={7: "not used"}, db=path).test_client()
+    assert _texts(third) == []  # emptied by a user, not new: no seeding
+    assert third.post("/", json={"text": "again"}).get_json()["url"] == "http://localhost/0/"
+
+
+def test_notes_db_comes_from_the_environment(monkeypatch, tmp_path):
+    path = str(tmp_path / "notes.db")
+    monkeypatch.setenv("NOTES_DB", path)
+    notes_app.create_app().test_client().post("/", json={"text": "from the env"})
+    monkeypatch.delenv("NOTES_DB")
+    assert _texts(notes_app.create_app(db=path).test_client())[-1] == "from the env"
+    assert _texts(notes_app.create_app().test_client()) == INITIAL_TEXTS  # memory again
+
+
+def test_notes_app_main_keeps_notes_in_the_db_file_given(notes_main, tmp_path):
+    path = str(tmp_path / "notes.db")
+    served = notes_main(["--db", path])[0]
+    served.test_client().put("/5/", json={"text": "on disk"})
+    assert notes_app.create_app(db=path).test_client().get("/5/").get_json()["text"] == "on disk"
+
+
+def test_notes_app_uses_a_store_it_is_given():
+    store = notes_app.NoteStore({7: "seven"})
+    client = notes_app.create_app(store=store).test_client()
+    assert client.post("/", json={"text": "eight"}).get_json()["url"] == "http://localhost/8/"
+    assert store.items() == [(7, "seven"), (8, "eight")]
+
+
+def test_sqlite_store_set_up_by_several_processes_at_once_seeds_once(tmp_path):
+    """Workers starting together on a new file: one creates and seeds it, none fails."""
+    path = str(tmp_path / "notes.db")
+    script = ("import sys, notes_app; print('ready', flush=True); sys.stdin.readline(); "
+              "print(notes_app.SQLiteNoteStore(sys.argv[1]).items())")
+    env = dict(os.environ)
+    env.pop("NOTES_DB", None)
+    procs = [subprocess.Popen([sys.executable, "-c", script, path], cwd=NOTES_DIR, env=env,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              universal_newlines=True) for _ in range(4)]
+    try:
+        for proc in procs:  # all imported: now let them go at once
+            assert proc.stdout.readline() == "ready\n"
+        for proc in procs:
+            proc.stdin.write("\n")
+            proc.stdin.flush()
+        outputs = [proc.communicate(timeout=60)[0] for proc in procs]
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+    seeded = repr(sorted(notes_app.INITIAL_NOTES.items())) + "\n"
+    assert outputs == [seeded] * 4
+    assert [proc.returncode for proc in procs] == [0] * 4
 
 
 # ---------------------------------------------------------------------------
@@ -504,6 +598,7 @@ def notes_main(monkeypatch):
 
     monkeypatch.setattr(notes_app.FlaskAPI, "run", run)
     monkeypatch.delenv("NOTES_MAX_BODY", raising=False)
+    monkeypatch.delenv("NOTES_DB", raising=False)
 
     def main(argv):
         notes_app.main(argv)
@@ -529,9 +624,9 @@ def test_notes_app_main_rejects_a_non_numeric_port(notes_main, capsys):
     assert "--port" in capsys.readouterr().err
 
 
-def test_post_when_the_largest_key_is_taken_is_a_conflict_and_stores_nothing():
+def test_post_when_the_largest_key_is_taken_is_a_conflict_and_stores_nothing(make_notes_client):
     largest = 10 ** notes_app.MAX_KEY_DIGITS - 1
-    client = _notes_client_for({largest: "last"})
+    client = make_notes_client({largest: "last"})
     resp = client.post("/", json={"text": "one too many"})
     _assert_api_error(resp, 409)
     assert _texts(client) == ["last"]
