@@ -4,6 +4,7 @@ Through the Flask test client wherever possible; the browsable page also in a
 real headless Chromium. Runs on Python 3.6 + Flask 1.1 up to the newest.
 """
 
+import http.client
 import io
 import json
 import os
@@ -13,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from html.parser import HTMLParser
@@ -426,11 +428,12 @@ def test_note_urls_follow_the_request_host_and_prefix(notes_client, kwargs, root
 # Notes app: concurrent requests
 # ---------------------------------------------------------------------------
 
-def _run_threads(count, work):
+def _run_threads(count, work, interleave=True):
     """Run ``work(index, barrier)`` in ``count`` threads; re-raise the first error.
 
     A tiny switch interval makes threads interleave inside the store's methods,
-    so an unguarded read-modify-write shows up here instead of in production.
+    so an unguarded read-modify-write shows up here instead of in production;
+    ``interleave=False`` keeps the usual one, for threads that wait on a server.
     """
     barrier = threading.Barrier(count)
     errors = []
@@ -443,7 +446,7 @@ def _run_threads(count, work):
 
     threads = [threading.Thread(target=target, args=(n,)) for n in range(count)]
     interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
+    sys.setswitchinterval(1e-6 if interleave else interval)
     try:
         for thread in threads:
             thread.start()
@@ -573,6 +576,131 @@ def test_sqlite_store_set_up_by_several_processes_at_once_seeds_once(tmp_path):
     seeded = repr(sorted(notes_app.INITIAL_NOTES.items())) + "\n"
     assert outputs == [seeded] * 4
     assert [proc.returncode for proc in procs] == [0] * 4
+
+
+GUNICORN = os.path.join(os.path.dirname(sys.executable), "gunicorn")
+
+
+@pytest.fixture
+def gunicorn_notes(tmp_path):
+    """notes_app under a real gunicorn, 4 workers of 4 threads on one new SQLite file.
+
+    Yields the port and a function returning the pids of the workers that answered.
+    """
+    if not os.path.exists(GUNICORN):
+        pytest.skip("gunicorn is not installed")
+    log, access = str(tmp_path / "gunicorn.log"), str(tmp_path / "access.log")
+    env = {name: value for name, value in os.environ.items() if not name.startswith("NOTES_")}
+    env["NOTES_DB"] = str(tmp_path / "notes.db")
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            [GUNICORN, "--workers", "4", "--threads", "4", "--bind", "127.0.0.1:0",
+             "--access-logfile", access, "--access-logformat", "%(p)s", "notes_app:app"],
+            cwd=NOTES_DIR, env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        port = _wait_for_gunicorn(proc, log)
+
+        def pids():
+            with open(access) as lines:
+                return {line.strip() for line in lines}
+
+        yield port, pids
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _wait_for_gunicorn(proc, log):
+    """The port gunicorn listens on, once its 4 workers have booted and / answers."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with open(log) as lines:
+            text = lines.read()
+        assert proc.poll() is None, "gunicorn exited:\n" + text
+        port = re.search(r"Listening at: http://127\.0\.0\.1:([0-9]+)", text)
+        if port and text.count("Booting worker") >= 4:
+            try:
+                if _http(int(port.group(1)), "GET", "/")[0] == 200:
+                    return int(port.group(1))
+            except OSError:
+                pass
+        time.sleep(0.05)
+    pytest.fail("gunicorn did not answer within 60 s:\n" + text)
+
+
+def _http(port, method, path, note=None):
+    """One request on a connection of its own, so any worker may answer: (status, JSON)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        body = None if note is None else json.dumps(note)
+        conn.request(method, path, body=body, headers={"Content-Type": "application/json"})
+        resp = conn.getresponse()
+        data = resp.read()
+    finally:
+        conn.close()
+    return resp.status, json.loads(data.decode("utf-8")) if data else None
+
+
+def _path_of(key):
+    return "/{}/".format(key)
+
+
+def test_gunicorn_workers_share_every_note_without_losing_writes(gunicorn_notes):
+    """Clients create, update, delete and read at once; each checks its own notes.
+
+    A key can come back from a POST again once its note is deleted, so "no
+    duplicate key" means: no POST returns a key whose note is still in use.
+    """
+    port, worker_pids = gunicorn_notes
+    in_use = {}  # key -> the client that holds it
+    in_use_lock = threading.Lock()
+    kept = {}  # client -> {key: text}, what it created and did not delete
+    deadline = time.monotonic() + 3
+
+    def client(index, barrier):
+        rng, mine = random.Random(index), {}
+        kept[index] = mine
+        barrier.wait(30)
+        for step in range(400):
+            if time.monotonic() > deadline:
+                break
+            action = "post" if len(mine) < 3 else rng.choice(["post", "put", "delete", "get"])
+            if action == "post":
+                text = "client {} note {} ✓".format(index, step)
+                status_code, note = _http(port, "POST", "/", {"text": text})
+                assert status_code == 201 and note["text"] == text
+                with in_use_lock:
+                    assert _key_of(note) not in in_use, "a key given out twice"
+                    in_use[_key_of(note)] = index
+                mine[_key_of(note)] = text
+                continue
+            key = rng.choice(sorted(mine))
+            if action == "put":
+                mine[key] = "client {} edit {}".format(index, step)
+                assert _http(port, "PUT", _path_of(key), {"text": mine[key]})[0] == 200
+            elif action == "delete":
+                del mine[key]
+                with in_use_lock:  # before the request: the key is free once it is sent
+                    del in_use[key]
+                assert _http(port, "DELETE", _path_of(key)) == (204, None)
+                continue  # another client may have the key already
+            # whichever worker answers has seen this client's last write
+            status_code, note = _http(port, "GET", _path_of(key))
+            assert (status_code, note["text"]) == (200, mine[key])
+
+    _run_threads(6, client, interleave=False)
+    expected = sorted(notes_app.INITIAL_NOTES.items())
+    expected = sorted(expected + [item for mine in kept.values() for item in mine.items()])
+    assert len(expected) > 3 + 6 * 3, "the clients did too little to prove anything"
+    for _ in range(16):
+        status_code, listed = _http(port, "GET", "/")
+        assert status_code == 200
+        assert [(_key_of(note), note["text"]) for note in listed] == expected
+    assert len(worker_pids()) >= 2, "one worker answered everything"
 
 
 # ---------------------------------------------------------------------------
