@@ -592,6 +592,8 @@ def gunicorn_notes(tmp_path):
     log, access = str(tmp_path / "gunicorn.log"), str(tmp_path / "access.log")
     env = {name: value for name, value in os.environ.items() if not name.startswith("NOTES_")}
     env["NOTES_DB"] = str(tmp_path / "notes.db")
+    # gunicorn 25.1+ opens a control socket there, else in ~/.gunicorn, shared by every instance
+    env["XDG_RUNTIME_DIR"] = str(tmp_path)
     with open(log, "w") as out:
         proc = subprocess.Popen(
             [GUNICORN, "--workers", "4", "--threads", "4", "--bind", "127.0.0.1:0",
