@@ -1,23 +1,32 @@
-"""The reference API on flask_api: short text notes kept in memory.
+"""The reference API on flask_api: short text notes, in memory or in SQLite.
 
     python notes_app.py                 # http://127.0.0.1:5000/
     python notes_app.py --port 8000     # or: flask --app notes_app run
+    python notes_app.py --db notes.db   # or: NOTES_DB=notes.db gunicorn -w 4 notes_app:app
 
 Open it in a browser for the browsable page, or use curl for JSON.
 """
 
 import argparse
+import contextlib
+import os
 import re
+import sqlite3
 import threading
-from typing import Any, Dict, List, Optional, Tuple
+import time
+import weakref
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from flask import request, url_for
+from flask import Flask, request, url_for
+from werkzeug.wsgi import get_host
 
 from flask_api import APIException, FlaskAPI, NotFound, ParseError, status
 
 INITIAL_NOTES = {0: "do the shopping", 1: "build the codez", 2: "paint the door"}
 MAX_KEY_DIGITS = 18  # keeps keys far below Python's int/str conversion limit
 KEY_PATTERN = re.compile(r"[0-9]{1,%d}" % MAX_KEY_DIGITS)
+DEFAULT_MAX_BODY = 1024 * 1024  # bytes; a larger request body is a 413
+BUSY_TIMEOUT = 10.0  # seconds a write waits for other processes' writes before failing
 
 
 class NoKeysLeft(APIException):
@@ -25,8 +34,44 @@ class NoKeysLeft(APIException):
     detail = "No keys left: the largest key is taken."
 
 
-class NoteStore:
-    """Notes under integer keys; a lock makes every operation safe across threads."""
+class BaseNoteStore:
+    """What the views need from a store: five operations, each atomic.
+
+    A class with these five methods can keep the notes anywhere, a database
+    server included: pass it to ``create_app(store=...)``.
+    """
+
+    def items(self) -> List[Tuple[int, str]]:
+        """Every note as a (key, text) pair, ordered by key."""
+        raise NotImplementedError
+
+    def get(self, key: int) -> Optional[str]:
+        """The text of the note under ``key``, or None."""
+        raise NotImplementedError
+
+    def create(self, text: str) -> int:
+        """Store under the largest key + 1 (0 when empty) and return that key."""
+        raise NotImplementedError
+
+    def put(self, key: int, text: str) -> None:
+        """Store under ``key``, replacing the note there if there is one."""
+        raise NotImplementedError
+
+    def delete(self, key: int) -> None:
+        """Remove the note under ``key``; a missing one is not an error."""
+        raise NotImplementedError
+
+
+def _key_after(largest: Optional[int]) -> int:
+    """The key for a new note: the largest + 1, or 0; NoKeysLeft past MAX_KEY_DIGITS."""
+    key = 0 if largest is None else largest + 1
+    if len(str(key)) > MAX_KEY_DIGITS:
+        raise NoKeysLeft()
+    return key
+
+
+class NoteStore(BaseNoteStore):
+    """Notes in this process's memory; a lock makes every operation safe across threads."""
 
     def __init__(self, notes: Optional[Dict[int, str]] = None) -> None:
         self._notes = dict(INITIAL_NOTES if notes is None else notes)
@@ -41,11 +86,8 @@ class NoteStore:
             return self._notes.get(key)
 
     def create(self, text: str) -> int:
-        """Store under the largest key + 1 (0 when empty) and return that key."""
         with self._lock:
-            key = max(self._notes, default=-1) + 1
-            if len(str(key)) > MAX_KEY_DIGITS:
-                raise NoKeysLeft()
+            key = _key_after(max(self._notes, default=None))
             self._notes[key] = text
             return key
 
@@ -56,6 +98,113 @@ class NoteStore:
     def delete(self, key: int) -> None:
         with self._lock:
             self._notes.pop(key, None)
+
+
+def _use_wal(db: sqlite3.Connection) -> None:
+    """Put the file in WAL mode, which it keeps, retrying while other processes do too.
+
+    Changing the journal mode does not always wait for SQLite's busy timeout:
+    workers starting on a new file at once can find it locked.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
+def _close_all(connections: List[sqlite3.Connection]) -> None:
+    while connections:
+        connections.pop().close()
+
+
+class SQLiteNoteStore(BaseNoteStore):
+    """Notes in an SQLite file that every thread and worker process shares.
+
+    WAL mode lets reads go on while a write commits. Each write holds the file's
+    write lock from ``BEGIN IMMEDIATE`` to ``COMMIT``, so finding the largest key
+    and storing under the next one is a single step across processes. ``notes``
+    are written only into a new database.
+    """
+
+    def __init__(self, path: str, notes: Optional[Dict[int, str]] = None) -> None:
+        self._path = path
+        self._idle = []  # type: List[sqlite3.Connection]
+        # This process's threads wait for each other here, in turn, rather than in
+        # SQLite's busy handler, which polls; other processes wait in the latter.
+        self._lock = threading.Lock()
+        weakref.finalize(self, _close_all, self._idle)
+        with self._write() as db:
+            self._set_up(db, INITIAL_NOTES if notes is None else notes)
+        with self._connection() as db:
+            _use_wal(db)
+        # Nothing stays open, so a worker forked after this (gunicorn --preload)
+        # opens connections of its own.
+        _close_all(self._idle)
+
+    @staticmethod
+    def _set_up(db: sqlite3.Connection, notes: Dict[int, str]) -> None:
+        """Create the tables if missing, and add ``notes`` if this is a new database.
+
+        In one write transaction: of several workers starting on a new file, the
+        first creates and fills it, and the others find it done.
+        """
+        db.execute("CREATE TABLE IF NOT EXISTS notes"
+                   " (key INTEGER PRIMARY KEY, text TEXT NOT NULL)")
+        db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT)")
+        cursor = db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', '1')")
+        if cursor.rowcount == 1:
+            db.executemany("INSERT INTO notes VALUES (?, ?)", sorted(notes.items()))
+
+    @contextlib.contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
+        """An idle connection of this store, or a new one; one thread uses it at a time."""
+        try:
+            db = self._idle.pop()
+        except IndexError:
+            db = sqlite3.connect(self._path, timeout=BUSY_TIMEOUT, isolation_level=None,
+                                 check_same_thread=False)
+        try:
+            yield db
+        finally:
+            if db.in_transaction:  # a write that raised
+                db.execute("ROLLBACK")
+            self._idle.append(db)
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """A connection in a write transaction, committed unless the block raises."""
+        with self._lock, self._connection() as db:
+            db.execute("BEGIN IMMEDIATE")
+            yield db
+            db.execute("COMMIT")
+
+    def items(self) -> List[Tuple[int, str]]:
+        with self._connection() as db:
+            return db.execute("SELECT key, text FROM notes ORDER BY key").fetchall()
+
+    def get(self, key: int) -> Optional[str]:
+        with self._connection() as db:
+            row = db.execute("SELECT text FROM notes WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    def create(self, text: str) -> int:
+        with self._write() as db:
+            key = _key_after(db.execute("SELECT MAX(key) FROM notes").fetchone()[0])
+            db.execute("INSERT INTO notes VALUES (?, ?)", (key, text))
+        return key
+
+    def put(self, key: int, text: str) -> None:
+        with self._write() as db:
+            db.execute("INSERT OR REPLACE INTO notes VALUES (?, ?)", (key, text))
+
+    def delete(self, key: int) -> None:
+        with self._write() as db:
+            db.execute("DELETE FROM notes WHERE key = ?", (key,))
 
 
 def _key(text: str) -> int:
@@ -78,10 +227,55 @@ def _note(key: int, text: str) -> Dict[str, Any]:
     return {"url": url_for("notes_detail", key=key, _external=True), "text": text}
 
 
-def create_app(notes: Optional[Dict[int, str]] = None) -> FlaskAPI:
-    """A notes API with its own store (tests make a fresh one each)."""
+def _byte_count(text: str, source: str) -> int:
+    """A body limit from the command line or the environment: whole bytes, above 0."""
+    if not re.fullmatch(r"\s*[0-9]+\s*", text) or int(text) == 0:
+        raise ValueError("{} must be a whole number of bytes above 0, not {!r}".format(
+            source, text))
+    return int(text)
+
+
+def _hosts(text: str) -> List[str]:
+    """``"example.com, .example.org"`` as a list; a leading dot allows the subdomains too."""
+    return [host.strip() for host in text.split(",") if host.strip()]
+
+
+def _trust_only(app: Flask, hosts: Sequence[str]) -> None:
+    """Answer 400 to a request whose Host is not one of ``hosts``."""
+    app.config["TRUSTED_HOSTS"] = list(hosts)
+    if "TRUSTED_HOSTS" in Flask.default_config:
+        return  # Flask 3.1+ checks the Host itself
+    # Older Flask ignores the setting: check the header before any view, with
+    # werkzeug's own matching (raises SecurityError, a 400).
+
+    @app.before_request
+    def check_host() -> None:
+        get_host(request.environ, trusted_hosts=hosts)
+
+
+def create_app(notes: Optional[Dict[int, str]] = None, max_body: Optional[int] = None,
+               trusted_hosts: Optional[Sequence[str]] = None, db: Optional[str] = None,
+               store: Optional[BaseNoteStore] = None) -> FlaskAPI:
+    """A notes API with its own store (tests make a fresh one each).
+
+    ``notes`` are the notes a new store starts with (the three reference notes by
+    default). A setting left as None comes from the environment, else its default:
+    ``NOTES_DB`` (an SQLite file; in memory), ``NOTES_MAX_BODY`` (1 MiB),
+    ``NOTES_TRUSTED_HOSTS`` (comma-separated; any host).
+    """
+    env = os.environ
+    if store is None:
+        db = db or env.get("NOTES_DB")
+        store = SQLiteNoteStore(db, notes) if db else NoteStore(notes)
+    if max_body is None:
+        max_body = _byte_count(env.get("NOTES_MAX_BODY", str(DEFAULT_MAX_BODY)),
+                               "NOTES_MAX_BODY")
+    if trusted_hosts is None and env.get("NOTES_TRUSTED_HOSTS", "").strip():
+        trusted_hosts = _hosts(env["NOTES_TRUSTED_HOSTS"])
     app = FlaskAPI(__name__)
-    store = NoteStore(notes)
+    app.config["MAX_CONTENT_LENGTH"] = max_body
+    if trusted_hosts is not None:
+        _trust_only(app, trusted_hosts)
 
     @app.route("/", methods=["GET", "POST"])
     def notes_list() -> Any:
@@ -125,8 +319,19 @@ def main(argv: Optional[List[str]] = None) -> None:
     parser = argparse.ArgumentParser(description="Serve the notes API (development server).")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=5000)
+    parser.add_argument("--db", metavar="FILE",
+                        help="keep the notes in this SQLite file, created if missing "
+                             "(default: $NOTES_DB, else in memory)")
+    parser.add_argument("--max-body", metavar="BYTES",
+                        help="answer 413 to a larger request body "
+                             "(default: $NOTES_MAX_BODY, else 1 MiB)")
     args = parser.parse_args(argv)
-    app.run(host=args.host, port=args.port, threaded=True)
+    try:
+        max_body = None if args.max_body is None else _byte_count(args.max_body, "--max-body")
+        served = create_app(max_body=max_body, db=args.db)
+    except ValueError as exc:  # a bad limit, here or in the environment
+        parser.error(str(exc))
+    served.run(host=args.host, port=args.port, threaded=True)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ Through the Flask test client wherever possible; the browsable page also in a
 real headless Chromium. Runs on Python 3.6 + Flask 1.1 up to the newest.
 """
 
+import http.client
 import io
 import json
 import os
@@ -13,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from html.parser import HTMLParser
@@ -66,12 +68,30 @@ def client(app):
     return app.test_client()
 
 
+@pytest.fixture(params=["memory", "sqlite"])
+def notes_db(request, tmp_path):
+    """Where the notes app under test keeps its notes: None for memory, or an SQLite file."""
+    return None if request.param == "memory" else str(tmp_path / "notes.db")
+
+
 @pytest.fixture
-def notes_client():
+def make_notes_client(notes_db):
+    """Makes a client for a notes app with a fresh store of ``notes`` (keys 0, 1, 2 if None).
+
+    ``propagate=False`` turns crashes into 500s.
+    """
+    def make(notes=None, propagate=True):
+        app = notes_app.create_app(notes=notes, db=notes_db)
+        app.testing = propagate
+        return app.test_client()
+
+    return make
+
+
+@pytest.fixture
+def notes_client(make_notes_client):
     """A test client for a notes API with a fresh store (keys 0, 1, 2)."""
-    app = notes_app.create_app()
-    app.testing = True
-    return app.test_client()
+    return make_notes_client()
 
 
 def test_flaskapi_is_a_flask_app_with_a_version(app):
@@ -84,13 +104,6 @@ def test_flaskapi_is_a_flask_app_with_a_version(app):
 # ---------------------------------------------------------------------------
 
 INITIAL_TEXTS = ["do the shopping", "build the codez", "paint the door"]
-
-
-def _notes_client_for(notes=None, propagate=True):
-    """A client for a fresh notes app; ``propagate=False`` turns crashes into 500s."""
-    app = notes_app.create_app(notes=notes)
-    app.testing = propagate
-    return app.test_client()
 
 
 def _texts(client):
@@ -133,8 +146,8 @@ def test_notes_list_orders_by_numeric_key_not_insertion_or_text(notes_client):
     assert keys == [0, 1, 2, 5, 10]
 
 
-def test_notes_list_of_an_empty_store_is_an_empty_array():
-    resp = _notes_client_for(notes={}).get("/")
+def test_notes_list_of_an_empty_store_is_an_empty_array(make_notes_client):
+    resp = make_notes_client(notes={}).get("/")
     assert resp.status_code == 200
     assert resp.get_json() == []
 
@@ -178,8 +191,8 @@ def test_post_after_put_of_a_high_key_continues_above_it(notes_client):
     assert resp.get_json()["url"] == "http://localhost/42/"
 
 
-def test_post_into_an_empty_store_gets_key_zero():
-    client = _notes_client_for(notes={})
+def test_post_into_an_empty_store_gets_key_zero(make_notes_client):
+    client = make_notes_client(notes={})
     resp = client.post("/", json={"text": "first"})
     assert resp.status_code == 201
     assert resp.get_json() == {"url": "http://localhost/0/", "text": "first"}
@@ -230,16 +243,18 @@ def test_post_with_non_string_text_stores_it_as_a_string(notes_client, value, te
 NOT_AN_OBJECT = [b"[1, 2]", b'"a string"', b"null", b"42", b"true"]
 
 @pytest.mark.parametrize("body", NOT_AN_OBJECT)
-def test_post_of_a_json_body_that_is_not_an_object_is_a_400_and_adds_nothing(body):
-    client = _notes_client_for(propagate=False)
+def test_post_of_a_json_body_that_is_not_an_object_is_a_400_and_adds_nothing(
+        body, make_notes_client):
+    client = make_notes_client(propagate=False)
     resp = client.post("/", data=body, content_type="application/json")
     _assert_api_error(resp, 400)
     assert _texts(client) == INITIAL_TEXTS
 
 
 @pytest.mark.parametrize("body", NOT_AN_OBJECT)
-def test_put_of_a_json_body_that_is_not_an_object_is_a_400_and_changes_nothing(body):
-    client = _notes_client_for(propagate=False)
+def test_put_of_a_json_body_that_is_not_an_object_is_a_400_and_changes_nothing(
+        body, make_notes_client):
+    client = make_notes_client(propagate=False)
     resp = client.put("/0/", data=body, content_type="application/json")
     _assert_api_error(resp, 400)
     resp = client.put("/7/", data=body, content_type="application/json")
@@ -314,6 +329,17 @@ def test_delete_twice_is_a_204_both_times(notes_client):
     _assert_api_error(notes_client.get("/0/"), 404)
 
 
+@pytest.mark.parametrize("text", [
+    "naïve café", "日本語のメモ", "🎉 party 👩‍👩‍👧", "שלום עולם", "nul\x00inside",
+    "tab\tand\nnewline", " ", "\ufeffbom and \u202eright-to-left override",
+], ids=["accents", "cjk", "emoji", "rtl", "nul", "controls", "space", "format-chars"])
+def test_notes_keep_any_unicode_text_exactly(notes_client, text):
+    assert notes_client.post("/", json={"text": text}).get_json()["text"] == text
+    assert notes_client.get("/3/").get_json()["text"] == text
+    assert notes_client.put("/0/", data={"text": text}).status_code == 200
+    assert _texts(notes_client) == [text] + INITIAL_TEXTS[1:] + [text]
+
+
 def test_note_views_have_docstrings_shown_on_the_browsable_page(notes_client):
     views = notes_client.application.view_functions
     for endpoint in ("notes_list", "notes_detail"):
@@ -333,36 +359,36 @@ NOT_INTEGER_KEYS = ["abc", "1.5", "-1", "+1", "0x1", "1e3", "%20", "%201", "1%0A
 
 
 @pytest.mark.parametrize("key", NOT_INTEGER_KEYS)
-def test_get_with_a_non_integer_key_is_a_404_with_detail(key):
-    client = _notes_client_for(propagate=False)
+def test_get_with_a_non_integer_key_is_a_404_with_detail(key, make_notes_client):
+    client = make_notes_client(propagate=False)
     _assert_api_error(client.get("/{}/".format(key)), 404)
 
 
 @pytest.mark.parametrize("key", NOT_INTEGER_KEYS)
-def test_put_with_a_non_integer_key_is_a_404_and_stores_nothing(key):
-    client = _notes_client_for(propagate=False)
+def test_put_with_a_non_integer_key_is_a_404_and_stores_nothing(key, make_notes_client):
+    client = make_notes_client(propagate=False)
     _assert_api_error(client.put("/{}/".format(key), json={"text": "sneaky"}), 404)
     assert _texts(client) == INITIAL_TEXTS
 
 
 @pytest.mark.parametrize("key", NOT_INTEGER_KEYS)
-def test_delete_with_a_non_integer_key_is_a_404_and_deletes_nothing(key):
-    client = _notes_client_for(propagate=False)
+def test_delete_with_a_non_integer_key_is_a_404_and_deletes_nothing(key, make_notes_client):
+    client = make_notes_client(propagate=False)
     _assert_api_error(client.delete("/{}/".format(key)), 404)
     assert _texts(client) == INITIAL_TEXTS
 
 
 @pytest.mark.parametrize("method", ["get", "put", "delete"])
-def test_very_long_numeric_key_is_never_a_server_error(method):
-    client = _notes_client_for(propagate=False)
+def test_very_long_numeric_key_is_never_a_server_error(method, make_notes_client):
+    client = make_notes_client(propagate=False)
     resp = getattr(client, method)("/" + "9" * 5000 + "/", json={"text": "huge"})
     assert resp.status_code < 500
     if method == "get":
         _assert_api_error(resp, 404)
 
 
-def test_put_of_a_very_long_key_does_not_break_listing_or_creating():
-    client = _notes_client_for(propagate=False)
+def test_put_of_a_very_long_key_does_not_break_listing_or_creating(make_notes_client):
+    client = make_notes_client(propagate=False)
     resp = client.put("/" + "9" * 4300 + "/", json={"text": "huge"})
     assert resp.status_code < 500
     resp = client.post("/", json={"text": "after"})
@@ -402,11 +428,12 @@ def test_note_urls_follow_the_request_host_and_prefix(notes_client, kwargs, root
 # Notes app: concurrent requests
 # ---------------------------------------------------------------------------
 
-def _run_threads(count, work):
+def _run_threads(count, work, interleave=True):
     """Run ``work(index, barrier)`` in ``count`` threads; re-raise the first error.
 
     A tiny switch interval makes threads interleave inside the store's methods,
-    so an unguarded read-modify-write shows up here instead of in production.
+    so an unguarded read-modify-write shows up here instead of in production;
+    ``interleave=False`` keeps the usual one, for threads that wait on a server.
     """
     barrier = threading.Barrier(count)
     errors = []
@@ -419,7 +446,7 @@ def _run_threads(count, work):
 
     threads = [threading.Thread(target=target, args=(n,)) for n in range(count)]
     interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
+    sys.setswitchinterval(1e-6 if interleave else interval)
     try:
         for thread in threads:
             thread.start()
@@ -432,8 +459,8 @@ def _run_threads(count, work):
         raise errors[0]
 
 
-def test_concurrent_posts_never_lose_a_note_or_share_a_key():
-    app = notes_app.create_app()
+def test_concurrent_posts_never_lose_a_note_or_share_a_key(notes_db):
+    app = notes_app.create_app(db=notes_db)
     app.testing = True
     threads, per_thread = 8, 50
     created = []  # list.append is atomic; every thread adds its own results
@@ -457,8 +484,8 @@ def test_concurrent_posts_never_lose_a_note_or_share_a_key():
     assert {(n["url"], n["text"]) for n in listed[3:]} == {(n["url"], n["text"]) for n in created}
 
 
-def test_concurrent_puts_deletes_posts_and_reads_never_crash():
-    app = notes_app.create_app()
+def test_concurrent_puts_deletes_posts_and_reads_never_crash(notes_db):
+    app = notes_app.create_app(db=notes_db)
     app.testing = True
 
     def work(index, barrier):
@@ -482,6 +509,203 @@ def test_concurrent_puts_deletes_posts_and_reads_never_crash():
 
 
 # ---------------------------------------------------------------------------
+# Notes app: the SQLite store, shared by processes and kept across restarts
+# ---------------------------------------------------------------------------
+
+NOTES_DIR = os.path.dirname(os.path.abspath(notes_app.__file__))
+
+
+def test_sqlite_notes_survive_a_restart_and_are_seeded_only_once(tmp_path):
+    path = str(tmp_path / "notes.db")
+    first = notes_app.create_app(db=path).test_client()
+    assert first.post("/", json={"text": "keep me"}).status_code == 201
+    assert first.delete("/0/").status_code == 204
+    second = notes_app.create_app(db=path).test_client()
+    assert _texts(second) == ["build the codez", "paint the door", "keep me"]
+    for key in (1, 2, 3):
+        second.delete("/{}/".format(key))
+    third = notes_app.create_app(notes={7: "not used"}, db=path).test_client()
+    assert _texts(third) == []  # emptied by a user, not new: no seeding
+    assert third.post("/", json={"text": "again"}).get_json()["url"] == "http://localhost/0/"
+
+
+def test_notes_db_comes_from_the_environment(monkeypatch, tmp_path):
+    path = str(tmp_path / "notes.db")
+    monkeypatch.setenv("NOTES_DB", path)
+    notes_app.create_app().test_client().post("/", json={"text": "from the env"})
+    monkeypatch.delenv("NOTES_DB")
+    assert _texts(notes_app.create_app(db=path).test_client())[-1] == "from the env"
+    assert _texts(notes_app.create_app().test_client()) == INITIAL_TEXTS  # memory again
+
+
+def test_notes_app_main_keeps_notes_in_the_db_file_given(notes_main, tmp_path):
+    path = str(tmp_path / "notes.db")
+    served = notes_main(["--db", path])[0]
+    served.test_client().put("/5/", json={"text": "on disk"})
+    assert notes_app.create_app(db=path).test_client().get("/5/").get_json()["text"] == "on disk"
+
+
+def test_notes_app_uses_a_store_it_is_given():
+    store = notes_app.NoteStore({7: "seven"})
+    client = notes_app.create_app(store=store).test_client()
+    assert client.post("/", json={"text": "eight"}).get_json()["url"] == "http://localhost/8/"
+    assert store.items() == [(7, "seven"), (8, "eight")]
+
+
+def test_sqlite_store_set_up_by_several_processes_at_once_seeds_once(tmp_path):
+    """Workers starting together on a new file: one creates and seeds it, none fails."""
+    path = str(tmp_path / "notes.db")
+    script = ("import sys, notes_app; print('ready', flush=True); sys.stdin.readline(); "
+              "print(notes_app.SQLiteNoteStore(sys.argv[1]).items())")
+    env = dict(os.environ)
+    env.pop("NOTES_DB", None)
+    procs = [subprocess.Popen([sys.executable, "-c", script, path], cwd=NOTES_DIR, env=env,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              universal_newlines=True) for _ in range(4)]
+    try:
+        for proc in procs:  # all imported: now let them go at once
+            assert proc.stdout.readline() == "ready\n"
+        for proc in procs:
+            proc.stdin.write("\n")
+            proc.stdin.flush()
+        outputs = [proc.communicate(timeout=60)[0] for proc in procs]
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+    seeded = repr(sorted(notes_app.INITIAL_NOTES.items())) + "\n"
+    assert outputs == [seeded] * 4
+    assert [proc.returncode for proc in procs] == [0] * 4
+
+
+GUNICORN = os.path.join(os.path.dirname(sys.executable), "gunicorn")
+
+
+@pytest.fixture
+def gunicorn_notes(tmp_path):
+    """notes_app under a real gunicorn, 4 workers of 4 threads on one new SQLite file.
+
+    Yields the port and a function returning the pids of the workers that answered.
+    """
+    if not os.path.exists(GUNICORN):
+        pytest.skip("gunicorn is not installed")
+    log, access = str(tmp_path / "gunicorn.log"), str(tmp_path / "access.log")
+    env = {name: value for name, value in os.environ.items() if not name.startswith("NOTES_")}
+    env["NOTES_DB"] = str(tmp_path / "notes.db")
+    # gunicorn 25.1+ opens a control socket there, else in ~/.gunicorn, shared by every instance
+    env["XDG_RUNTIME_DIR"] = str(tmp_path)
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            [GUNICORN, "--workers", "4", "--threads", "4", "--bind", "127.0.0.1:0",
+             "--access-logfile", access, "--access-logformat", "%(p)s", "notes_app:app"],
+            cwd=NOTES_DIR, env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        port = _wait_for_gunicorn(proc, log)
+
+        def pids():
+            with open(access) as lines:
+                return {line.strip() for line in lines}
+
+        yield port, pids
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _wait_for_gunicorn(proc, log):
+    """The port gunicorn listens on, once its 4 workers have booted and / answers."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with open(log) as lines:
+            text = lines.read()
+        assert proc.poll() is None, "gunicorn exited:\n" + text
+        port = re.search(r"Listening at: http://127\.0\.0\.1:([0-9]+)", text)
+        if port and text.count("Booting worker") >= 4:
+            try:
+                if _http(int(port.group(1)), "GET", "/")[0] == 200:
+                    return int(port.group(1))
+            except OSError:
+                pass
+        time.sleep(0.05)
+    pytest.fail("gunicorn did not answer within 60 s:\n" + text)
+
+
+def _http(port, method, path, note=None):
+    """One request on a connection of its own, so any worker may answer: (status, JSON)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        body = None if note is None else json.dumps(note)
+        conn.request(method, path, body=body, headers={"Content-Type": "application/json"})
+        resp = conn.getresponse()
+        data = resp.read()
+    finally:
+        conn.close()
+    return resp.status, json.loads(data.decode("utf-8")) if data else None
+
+
+def _path_of(key):
+    return "/{}/".format(key)
+
+
+def test_gunicorn_workers_share_every_note_without_losing_writes(gunicorn_notes):
+    """Clients create, update, delete and read at once; each checks its own notes.
+
+    A key can come back from a POST again once its note is deleted, so "no
+    duplicate key" means: no POST returns a key whose note is still in use.
+    """
+    port, worker_pids = gunicorn_notes
+    in_use = {}  # key -> the client that holds it
+    in_use_lock = threading.Lock()
+    kept = {}  # client -> {key: text}, what it created and did not delete
+    deadline = time.monotonic() + 3
+
+    def client(index, barrier):
+        rng, mine = random.Random(index), {}
+        kept[index] = mine
+        barrier.wait(30)
+        for step in range(400):
+            if time.monotonic() > deadline:
+                break
+            action = "post" if len(mine) < 3 else rng.choice(["post", "put", "delete", "get"])
+            if action == "post":
+                text = "client {} note {} ✓".format(index, step)
+                status_code, note = _http(port, "POST", "/", {"text": text})
+                assert status_code == 201 and note["text"] == text
+                with in_use_lock:
+                    assert _key_of(note) not in in_use, "a key given out twice"
+                    in_use[_key_of(note)] = index
+                mine[_key_of(note)] = text
+                continue
+            key = rng.choice(sorted(mine))
+            if action == "put":
+                mine[key] = "client {} edit {}".format(index, step)
+                assert _http(port, "PUT", _path_of(key), {"text": mine[key]})[0] == 200
+            elif action == "delete":
+                del mine[key]
+                with in_use_lock:  # before the request: the key is free once it is sent
+                    del in_use[key]
+                assert _http(port, "DELETE", _path_of(key)) == (204, None)
+                continue  # another client may have the key already
+            # whichever worker answers has seen this client's last write
+            status_code, note = _http(port, "GET", _path_of(key))
+            assert (status_code, note["text"]) == (200, mine[key])
+
+    _run_threads(6, client, interleave=False)
+    expected = sorted(notes_app.INITIAL_NOTES.items())
+    expected = sorted(expected + [item for mine in kept.values() for item in mine.items()])
+    assert len(expected) > 3 + 6 * 3, "the clients did too little to prove anything"
+    for _ in range(16):
+        status_code, listed = _http(port, "GET", "/")
+        assert status_code == 200
+        assert [(_key_of(note), note["text"]) for note in listed] == expected
+    assert len(worker_pids()) >= 2, "one worker answered everything"
+
+
+# ---------------------------------------------------------------------------
 # Notes app: command line
 # ---------------------------------------------------------------------------
 
@@ -494,35 +718,139 @@ def test_notes_app_help_runs_as_a_script():
     assert "--host" in result.stdout and "--port" in result.stdout
 
 
+@pytest.fixture
+def notes_main(monkeypatch):
+    """Run notes_app.main without serving; returns the (app, host, port) it would serve."""
+    served = []
+
+    def run(self, host=None, port=None, **kwargs):
+        served.append((self, host, port))
+
+    monkeypatch.setattr(notes_app.FlaskAPI, "run", run)
+    monkeypatch.delenv("NOTES_MAX_BODY", raising=False)
+    monkeypatch.delenv("NOTES_DB", raising=False)
+
+    def main(argv):
+        notes_app.main(argv)
+        assert len(served) == 1
+        return served.pop()
+
+    return main
+
+
 @pytest.mark.parametrize("argv, host, port", [
     ([], "127.0.0.1", 5000),
     (["--port", "8001"], "127.0.0.1", 8001),
     (["--host", "0.0.0.0", "--port", "9000"], "0.0.0.0", 9000),
 ])
-def test_notes_app_main_passes_host_and_port_to_app_run(monkeypatch, argv, host, port):
-    calls = []
-    monkeypatch.setattr(notes_app.app, "run", lambda *a, **kw: calls.append((a, kw)))
-    notes_app.main(argv)
-    assert len(calls) == 1
-    args, kwargs = calls[0]
-    assert kwargs.get("host", args[0] if args else None) == host
-    assert kwargs.get("port", args[1] if len(args) > 1 else None) == port
+def test_notes_app_main_passes_host_and_port_to_app_run(notes_main, argv, host, port):
+    assert notes_main(argv)[1:] == (host, port)
 
 
-def test_notes_app_main_rejects_a_non_numeric_port(monkeypatch, capsys):
-    monkeypatch.setattr(notes_app.app, "run", lambda *a, **kw: pytest.fail("app.run called"))
+def test_notes_app_main_rejects_a_non_numeric_port(notes_main, capsys):
     with pytest.raises(SystemExit) as info:
-        notes_app.main(["--port", "http"])
+        notes_main(["--port", "http"])
     assert info.value.code == 2
     assert "--port" in capsys.readouterr().err
 
 
-def test_post_when_the_largest_key_is_taken_is_a_conflict_and_stores_nothing():
+def test_post_when_the_largest_key_is_taken_is_a_conflict_and_stores_nothing(make_notes_client):
     largest = 10 ** notes_app.MAX_KEY_DIGITS - 1
-    client = _notes_client_for({largest: "last"})
+    client = make_notes_client({largest: "last"})
     resp = client.post("/", json={"text": "one too many"})
     _assert_api_error(resp, 409)
     assert _texts(client) == ["last"]
+
+
+# ---------------------------------------------------------------------------
+# Notes app: body limit and trusted hosts
+# ---------------------------------------------------------------------------
+
+MiB = 1024 * 1024
+
+
+@pytest.mark.parametrize("method, url", [("post", "/"), ("put", "/0/")])
+def test_notes_body_over_one_mib_is_a_413_with_detail_and_stores_nothing(
+        notes_client, method, url):
+    resp = getattr(notes_client, method)(url, json={"text": "x" * (2 * MiB)})
+    _assert_api_error(resp, 413)
+    assert _texts(notes_client) == INITIAL_TEXTS
+
+
+def test_notes_form_body_over_one_mib_is_a_413_too(notes_client):
+    _assert_api_error(notes_client.post("/", data={"text": "x" * (2 * MiB)}), 413)
+    assert _texts(notes_client) == INITIAL_TEXTS
+
+
+def test_notes_body_just_under_one_mib_is_stored(notes_client):
+    text = "x" * (MiB - 100)
+    resp = notes_client.post("/", json={"text": text})
+    assert resp.status_code == 201
+    assert notes_client.get("/3/").get_json()["text"] == text
+
+
+def _status_for_body_of(app, size):
+    """The status of a POST whose JSON body is ``size`` bytes long."""
+    body = json.dumps({"text": "x" * (size - len('{"text": ""}'))})
+    assert len(body) == size
+    return app.test_client().post("/", data=body, content_type="application/json").status_code
+
+
+def test_notes_max_body_comes_from_the_environment_or_create_app(monkeypatch):
+    monkeypatch.setenv("NOTES_MAX_BODY", "200")
+    app = notes_app.create_app()
+    assert app.config["MAX_CONTENT_LENGTH"] == 200
+    assert (_status_for_body_of(app, 200), _status_for_body_of(app, 201)) == (201, 413)
+    app = notes_app.create_app(max_body=5000)  # the argument wins over the environment
+    assert (_status_for_body_of(app, 5000), _status_for_body_of(app, 5001)) == (201, 413)
+
+
+@pytest.mark.parametrize("value", ["", "lots", "-5", "0", "1.5"])
+def test_notes_max_body_from_the_environment_must_be_a_positive_number(monkeypatch, value):
+    monkeypatch.setenv("NOTES_MAX_BODY", value)
+    with pytest.raises(ValueError, match="NOTES_MAX_BODY"):
+        notes_app.create_app()
+
+
+def test_notes_app_main_sets_the_body_limit_from_flag_or_environment(notes_main, monkeypatch):
+    assert notes_main([])[0].config["MAX_CONTENT_LENGTH"] == MiB
+    assert notes_main(["--max-body", "2048"])[0].config["MAX_CONTENT_LENGTH"] == 2048
+    monkeypatch.setenv("NOTES_MAX_BODY", "4096")
+    assert notes_main([])[0].config["MAX_CONTENT_LENGTH"] == 4096
+    assert notes_main(["--max-body", "2048"])[0].config["MAX_CONTENT_LENGTH"] == 2048
+
+
+@pytest.mark.parametrize("value", ["lots", "0"])
+def test_notes_app_main_rejects_a_bad_body_limit(notes_main, capsys, value):
+    with pytest.raises(SystemExit) as info:
+        notes_main(["--max-body", value])
+    assert info.value.code == 2
+    assert "--max-body" in capsys.readouterr().err
+
+
+@pytest.fixture
+def trusting_notes_client(monkeypatch):
+    monkeypatch.setenv("NOTES_TRUSTED_HOSTS", "example.com, api.example.com")
+    app = notes_app.create_app()
+    app.testing = True
+    return app.test_client()
+
+
+@pytest.mark.parametrize("host", ["evil.example", "example.com.evil.example", "localhost"])
+def test_notes_request_with_an_untrusted_host_is_a_400_and_stores_nothing(
+        trusting_notes_client, host):
+    client = trusting_notes_client
+    _assert_api_error(client.get("/", headers={"Host": host}), 400)
+    _assert_api_error(client.post("/", json={"text": "poison"}, headers={"Host": host}), 400)
+    texts = [n["text"] for n in client.get("/", headers={"Host": "example.com"}).get_json()]
+    assert texts == INITIAL_TEXTS
+
+
+@pytest.mark.parametrize("host", ["example.com", "api.example.com", "api.example.com:8080"])
+def test_notes_request_with_a_trusted_host_works_and_links_to_it(trusting_notes_client, host):
+    resp = trusting_notes_client.get("/1/", headers={"Host": host})
+    assert resp.status_code == 200
+    assert resp.get_json()["url"] == "http://{}/1/".format(host)
 
 
 # ===========================================================================
