@@ -114,6 +114,7 @@ def flaskapi_app(count: Optional[int] = None) -> Flask:
 def flask_app(count: Optional[int] = None) -> Flask:
     """The same API written the idiomatic way on plain Flask."""
     app = Flask("notes_flask")
+    app.config["MAX_CONTENT_LENGTH"] = 1024 * 1024  # notes_app's default body limit
     store = NoteStore(_notes(count))
 
     def note(key: int, text: str) -> Dict[str, Any]:
