@@ -1249,7 +1249,7 @@ class FlaskAPI(Flask):
                 return self.render_response(rv, HTTP_200_OK)
             body, status, headers = _split_result(rv)
             if body is None and status is not None and _status_code(status) == HTTP_204_NO_CONTENT:
-                body = self._no_content(headers)
+                return super().make_response(self._no_content(headers) + (headers,))
             elif isinstance(body, _DATA):
                 code = HTTP_200_OK if status is None else _status_code(status)
                 body = self.render_response(body, code, headers)
@@ -1259,7 +1259,7 @@ class FlaskAPI(Flask):
             return self.make_response(self.handle_user_exception(exc))
         return super().make_response((body,) + rv[1:])
 
-    def _no_content(self, headers: Any) -> Response:
+    def _no_content(self, headers: Any) -> Tuple[Response, int]:
         """``None, 204``: an empty 204, or, for a renderer that ``handles_empty_responses``,
         its rendering of ``""`` as a 200 (as Flask-API 3.x did)."""
         try:
@@ -1267,12 +1267,10 @@ class FlaskAPI(Flask):
         except NotAcceptable:  # nothing to send, so nothing to refuse
             renderer = None
         if renderer is not None and renderer.handles_empty_responses:
-            response = self.render_response("", HTTP_200_OK, headers)
-            response.status_code = HTTP_200_OK  # overrides the view's 204 below
-            return response
+            return self.render_response("", HTTP_200_OK, headers), HTTP_200_OK
         response = self.response_class(status=HTTP_204_NO_CONTENT)
         del response.headers["Content-Type"]  # no body, so no type either
-        return response
+        return response, HTTP_204_NO_CONTENT
 
     def dispatch_request(self) -> Any:
         """Flask's dispatch, after refusing a write whose Accept no renderer satisfies.

@@ -23,7 +23,7 @@ import flask
 import pytest
 from flask import Blueprint, Flask, abort, jsonify, make_response, request, url_for
 from flask.views import MethodView
-from werkzeug.datastructures import MultiDict
+from werkzeug.datastructures import FileStorage, MultiDict
 from werkzeug.exceptions import NotFound as WerkzeugNotFound
 from werkzeug.exceptions import default_exceptions
 
@@ -2497,13 +2497,15 @@ class LazyRenderer(BaseRenderer):
 def test_parser_without_parse_raises_not_implemented_naming_the_class(app, client):
     app.add_url_rule("/", "view", set_parsers(LazyParser)(lambda: {"data": flask.request.data}),
                      methods=["POST"])
-    with pytest.raises(NotImplementedError, match=r'`parse\(\)` method must be implemented for class "LazyParser"'):
+    message = r'`parse\(\)` method must be implemented for class "LazyParser"'
+    with pytest.raises(NotImplementedError, match=message):
         client.post("/", data="x", content_type="text/plain")
 
 
 def test_renderer_without_render_raises_not_implemented_naming_the_class(app, client):
     app.add_url_rule("/", "view", set_renderers(LazyRenderer)(lambda: {"a": 1}))
-    with pytest.raises(NotImplementedError, match=r'`render\(\)` method must be implemented for class "LazyRenderer"'):
+    message = r'`render\(\)` method must be implemented for class "LazyRenderer"'
+    with pytest.raises(NotImplementedError, match=message):
         client.get("/", headers={"Accept": "text/plain"})
 
 
@@ -2928,3 +2930,379 @@ def test_page_shows_each_header_once_when_the_response_sets_it_too(notes_client)
     page = notes_client.open("/1/", method="OPTIONS", headers={"Accept": "text/html"})
     assert page.status_code == 200 and page.mimetype == "text/html"
     assert page.get_data(as_text=True).count("Allow:</span>") == 1
+
+
+# ---------------------------------------------------------------------------
+# Flask-API 3.x apps: what code written for it relies on (the published suite runs in CI)
+# ---------------------------------------------------------------------------
+
+class VersionOneJSON(JSONRenderer):
+    media_type = 'application/json; api-version="1.0"'
+
+
+class VersionTwoJSON(JSONRenderer):
+    media_type = 'application/json; api-version="2.0"'
+
+
+def test_response_class_is_apiresponse_and_renders_lists_and_dicts_in_views(app, client):
+    from flask_api.response import APIResponse
+    assert app.response_class is APIResponse
+
+    @app.route("/")
+    def view():
+        return app.response_class({"made": "by hand"}, status=201)
+
+    response = client.get("/")
+    assert (response.status_code, response.mimetype) == (201, "application/json")
+    assert response.data == b'{"made": "by hand"}'
+    assert response.headers["Vary"] == "Accept"
+    page = client.get("/", headers={"Accept": BROWSER_ACCEPT})
+    assert page.mimetype == "text/html" and "by hand" in page.get_data(as_text=True)
+
+
+class LegacyErrorsApp(FlaskAPI):
+    """A Flask-API 3.x app's override: its own error body, built with response_class."""
+
+    seen = []  # type: list
+
+    def handle_api_exception(self, exc):
+        self.seen.append((type(exc.status_code), exc.status_code, type(exc.detail)))
+        return self.response_class({"message": exc.detail}, status=exc.status_code)
+
+
+@pytest.fixture
+def legacy_client():
+    app = LegacyErrorsApp(__name__)
+    app.config["MAX_CONTENT_LENGTH"] = 10
+    LegacyErrorsApp.seen = []
+
+    @app.route("/thing", methods=["GET", "POST"])
+    def thing():
+        if flask.request.method == "POST":
+            return {"got": flask.request.data}
+        raise PermissionDenied()
+
+    @app.route("/forbidden")
+    def forbidden():
+        abort(403)
+
+    return app.test_client()
+
+
+@pytest.mark.parametrize("method, path, body, code", [
+    ("GET", "/thing", None, 403),
+    ("GET", "/nowhere", None, 404),
+    ("PUT", "/thing", None, 405),
+    ("POST", "/thing", b'{"text": "far too long"}', 413),
+    ("GET", "/forbidden", None, 403),
+])
+def test_a_3x_handle_api_exception_override_gets_detail_and_status_of_every_error(
+        legacy_client, method, path, body, code):
+    response = legacy_client.open(path, method=method, data=body,
+                                  content_type="application/json")
+    assert response.status_code == code
+    assert response.mimetype == "application/json"
+    assert isinstance(_json(response)["message"], str) and _json(response)["message"]
+    assert LegacyErrorsApp.seen == [(int, code, str)]
+
+
+def test_a_3x_override_of_handle_api_exception_renders_by_negotiation(legacy_client):
+    page = legacy_client.get("/thing", headers={"Accept": BROWSER_ACCEPT})
+    assert page.status_code == 403 and page.mimetype == "text/html"
+    assert "You do not have permission" in page.get_data(as_text=True)
+
+
+def test_error_handler_may_answer_with_response_class_and_data(app, client):
+    class Teapot(Exception):
+        pass
+
+    @app.errorhandler(Teapot)
+    def teapot(exc):
+        return app.response_class({"short": "stout"}, status=418)
+
+    @app.route("/")
+    def view():
+        raise Teapot()
+
+    response = client.get("/")
+    assert (response.status_code, response.mimetype) == (418, "application/json")
+    assert _json(response) == {"short": "stout"}
+
+
+class CharsetHTMLRenderer(HTMLRenderer):
+    media_type = 'text/html; charset="UTF-8"'
+
+
+@pytest.mark.parametrize("accept", ["text/html", BROWSER_ACCEPT])
+def test_renderer_whose_media_type_has_a_charset_is_chosen_by_browsers(app, client, accept):
+    @app.route("/")
+    @set_renderers(JSONRenderer, CharsetHTMLRenderer)
+    def view():
+        return "<p>hello</p>"
+
+    response = client.get("/", headers={"Accept": accept})
+    assert response.data == b"<p>hello</p>"
+    assert response.headers["Content-Type"].lower().count("charset") == 1
+
+
+@pytest.mark.parametrize("accept, chosen", [
+    (None, "2.0"),  # server order: a parameter only the renderer names does not block
+    ("application/json", "2.0"),
+    ('application/json; api-version="1.0"', "1.0"),  # named both sides: must agree
+    ("application/json; api-version=1.0", "1.0"),
+    ("application/json; indent=2", "2.0"),  # only in Accept: no bar either
+])
+def test_media_type_parameters_named_on_one_side_only_do_not_block_a_match(
+        app, client, accept, chosen):
+    @app.route("/")
+    @set_renderers(VersionTwoJSON, VersionOneJSON)
+    def view():
+        return {"version": flask.request.accepted_media_type.params["api-version"]}
+
+    assert _json(client.get("/", headers=_accept(accept))) == {"version": chosen}
+
+
+def test_a_parameter_both_sides_name_with_different_values_is_not_acceptable(app, client):
+    @app.route("/")
+    @set_renderers(VersionOneJSON)
+    def view():
+        return {}
+
+    response = client.get("/", headers={"Accept": "application/json; api-version=3.0"})
+    assert response.status_code == 406
+
+
+def test_more_agreeing_parameters_rank_higher_than_server_order(app, client):
+    class Compact(JSONRenderer):
+        media_type = 'application/json; api-version="1.0"; style=compact'
+
+    @app.route("/")
+    @set_renderers(VersionOneJSON, Compact)
+    def view():
+        return {"renderer": type(flask.request.accepted_renderer).__name__}
+
+    accept = "application/json; api-version=1.0; style=compact"
+    assert _json(client.get("/", headers={"Accept": accept})) == {"renderer": "Compact"}
+
+
+def test_versioning_by_accepted_media_type_params_works_as_in_3x(app, client):
+    @app.route("/")
+    def view():
+        return {"version": flask.request.accepted_media_type.params.get("api-version", "1")}
+
+    assert _json(client.get("/")) == {"version": "1"}
+    accept = "application/json; api-version=2"
+    assert _json(client.get("/", headers={"Accept": accept})) == {"version": "2"}
+
+
+def test_accepted_renderer_is_readable_in_a_view_and_negotiated_once(app, client, monkeypatch):
+    calls = []
+    select = flask_api._select_renderer
+    monkeypatch.setattr(flask_api, "_select_renderer",
+                        lambda *args: calls.append(1) or select(*args))
+
+    @app.route("/", methods=["PUT"])
+    def view():
+        return {"in_view": type(flask.request.accepted_renderer).__name__}
+
+    response = client.put("/", json={})
+    assert _json(response) == {"in_view": "JSONRenderer"}
+    assert len(calls) == 1  # the early 406 check, the view and rendering share one
+
+
+def test_a_406_raised_by_reading_accepted_renderer_is_an_ordinary_api_error(app, client):
+    @app.route("/")
+    def view():
+        assert flask.request.accepted_renderer  # raises NotAcceptable here
+        return flask.Response(b"image", mimetype="image/png")
+
+    response = client.get("/", headers={"Accept": "image/png"})
+    assert response.status_code == 406
+    assert _json(response) == {"detail": NotAcceptable.detail}
+
+
+def test_json_renderer_returns_the_text_app_json_dumps_writes(app):
+    data = {"b": ["é", 1.5, None], "a": {"n": True}}
+    with app.app_context():
+        text = JSONRenderer().render(data, MediaType("application/json"))
+        assert isinstance(text, str)
+        if hasattr(app, "json"):
+            assert text == app.json.dumps(data, ensure_ascii=False)
+        assert text == json.dumps(data, ensure_ascii=False, sort_keys=True)
+
+
+def test_malformed_body_answer_is_byte_for_byte_the_specifications(notes_client):
+    response = notes_client.post("/", data=b"{", content_type="application/json")
+    assert response.status_code == 400
+    assert response.data == b'{"detail": "Malformed request."}'
+
+
+def test_renderers_get_status_status_code_and_headers_in_their_options(app, client):
+    class OptionsRenderer(BaseRenderer):
+        media_type = "text/plain"
+
+        def render(self, data, media_type, **options):
+            return "{status} {status_code} {location}".format(
+                location=dict(options["headers"])["Location"], **options)
+
+    @app.route("/")
+    @set_renderers(OptionsRenderer)
+    def view():
+        return {}, 201, {"Location": "/there"}
+
+    assert client.get("/").data == b"201 CREATED 201 /there"
+
+
+@pytest.mark.parametrize("media_type, content_type", [
+    ("text/plain", "text/plain; charset=utf-8"),
+    ("application/xml", "application/xml"),
+    ("image/svg+xml", "image/svg+xml"),
+])
+def test_a_charset_goes_on_content_type_for_text_types_only(app, client, media_type,
+                                                             content_type):
+    class Renderer(BaseRenderer):
+        def render(self, data, media_type, **options):
+            return "x"
+
+    Renderer.media_type = media_type
+
+    @app.route("/")
+    @set_renderers(Renderer)
+    def view():
+        return {}
+
+    assert client.get("/").headers["Content-Type"] == content_type
+
+
+@pytest.mark.parametrize("handles, code, body", [(True, 200, b"<empty>"), (False, 204, b"")])
+def test_handles_empty_responses_renders_none_204_as_in_3x(app, client, handles, code, body):
+    class EmptyAware(BaseRenderer):
+        media_type = "text/plain"
+        handles_empty_responses = handles
+
+        def render(self, data, media_type, **options):
+            return "<empty>" if data == "" else "data"
+
+    @app.route("/", methods=["DELETE"])
+    @set_renderers(EmptyAware)
+    def view():
+        return None, 204
+
+    response = client.delete("/")
+    assert (response.status_code, response.data) == (code, body)
+
+
+@pytest.mark.parametrize("form_flag", [True, False])
+def test_parser_flags_decide_what_request_form_and_files_hold(app, client, form_flag):
+    class Lines(BaseParser):
+        media_type = "text/plain"
+        handles_form_data = form_flag
+        handles_file_uploads = True
+
+        def parse(self, stream, media_type, content_length=None):
+            lines = stream.read().decode("utf-8").splitlines()
+            upload = FileStorage(io.BytesIO(b"x"), "f.txt")
+            return MultiDict([("line", line) for line in lines]), MultiDict([("f", upload)])
+
+    @app.route("/", methods=["POST"])
+    @set_parsers(Lines)
+    def view():
+        request = flask.request
+        return {"data": request.data.getlist("line"), "form": request.form.getlist("line"),
+                "files": list(request.files)}
+
+    response = client.post("/", data="a\nb", content_type="text/plain")
+    expected_form = ["a", "b"] if form_flag else []
+    assert _json(response) == {"data": ["a", "b"], "form": expected_form, "files": ["f"]}
+
+
+@pytest.mark.parametrize("media_type", ["application/json", MediaType("application/json")])
+def test_parsers_work_on_their_own_outside_any_request(media_type):
+    assert not flask.has_app_context()
+    assert JSONParser().parse(io.BytesIO(b'{"a": 1}'), media_type) == {"a": 1}
+    with pytest.raises(ParseError):
+        JSONParser().parse(io.BytesIO(b"{"), media_type)
+    form = flask_api.URLEncodedParser().parse(io.BytesIO(b"a=1&a=2"),
+                                              "application/x-www-form-urlencoded",
+                                              content_length=7)
+    assert form.getlist("a") == ["1", "2"]
+    with pytest.raises(ParseError, match="missing boundary"):
+        flask_api.MultiPartParser().parse(io.BytesIO(b"x"), "multipart/form-data")
+
+
+def test_a_custom_parser_with_3x_signature_gets_only_content_length(app, client):
+    class Upper(BaseParser):
+        media_type = "text/plain"
+
+        def parse(self, stream, media_type, content_length=None):
+            return {"text": stream.read().decode("utf-8").upper(), "length": content_length}
+
+    @app.route("/", methods=["POST"])
+    @set_parsers(Upper)
+    def view():
+        return flask.request.data
+
+    response = client.post("/", data="shout", content_type="text/plain")
+    assert response.status_code == 200
+    assert _json(response) == {"text": "SHOUT", "length": 5}
+
+
+def test_base_negotiation_is_abstract_with_3x_messages():
+    from flask_api.negotiation import BaseNegotiation, DefaultNegotiation
+    assert issubclass(DefaultNegotiation, BaseNegotiation)
+    with pytest.raises(NotImplementedError, match=r'`select_renderer\(\)` method must be '
+                                                  r'implemented for class "BaseNegotiation"'):
+        BaseNegotiation().select_renderer([])
+    with pytest.raises(NotImplementedError, match=r'`select_parser\(\)` method must be '
+                                                  r'implemented for class "BaseNegotiation"'):
+        BaseNegotiation().select_parser([])
+
+
+def test_app_api_settings_reads_the_apps_config(app):
+    app.config["DEFAULT_RENDERERS"] = ["flask_api.renderers.JSONRenderer"]
+    renderers = app.api_settings.DEFAULT_RENDERERS
+    assert renderers == [JSONRenderer]
+
+
+def test_a_setting_given_as_one_dotted_string_imports_that_one_class():
+    from flask_api.settings import APISettings
+    settings = APISettings({"DEFAULT_PARSERS": "flask_api.parsers.JSONParser"})
+    assert settings.DEFAULT_PARSERS is JSONParser
+    with pytest.raises(ImportError) as caught:
+        assert APISettings({"DEFAULT_PARSERS": "foobarz.FailedImport"}).DEFAULT_PARSERS
+    assert str(caught.value) == ("Could not import 'foobarz.FailedImport' for API setting "
+                                 "'DEFAULT_PARSERS'. No module named 'foobarz'.")
+
+
+def test_a_config_setting_given_as_one_dotted_string_works_for_the_app(app, client):
+    app.config["DEFAULT_RENDERERS"] = "flask_api.renderers.HTMLRenderer"
+    app.add_url_rule("/", "view", lambda: "<b>hi</b>")
+    response = client.get("/")
+    assert response.data == b"<b>hi</b>" and response.mimetype == "text/html"
+
+
+def test_classes_set_on_the_request_in_a_before_request_hook_apply_to_it(app, client):
+    class Shout(BaseRenderer):
+        media_type = "text/plain"
+
+        def render(self, data, media_type, **options):
+            return json.dumps(data).upper()
+
+    class Raw(BaseParser):
+        media_type = "*/*"
+
+        def parse(self, stream, media_type, content_length=None):
+            return {"raw": stream.read().decode("utf-8")}
+
+    @app.before_request
+    def choose():
+        flask.request.renderer_classes = [Shout]
+        flask.request.parser_classes = [Raw]
+
+    @app.route("/", methods=["POST"])
+    def view():
+        return flask.request.data
+
+    response = client.post("/", data="quiet", content_type="application/json")
+    assert response.data == b'{"RAW": "QUIET"}'
+    assert response.mimetype == "text/plain"
