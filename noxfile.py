@@ -5,6 +5,7 @@ Run from the repository root::
     pip install nox            # once, in any Python >= 3.10 environment
     nox                        # all five environments
     nox -s py36-flask11        # a single environment
+    nox -s flask-api-3-suite   # Flask-API 3.1's published suite against this file
     nox -- -q -x               # arguments after ``--`` go to pytest
     nox -r                     # reuse the existing .nox/ virtualenvs
 
@@ -173,3 +174,14 @@ def _make_session(name, version, constraints, with_markdown):
 
 for _args in MATRIX:
     globals()[_args[0].replace("-", "_")] = _make_session(*_args)
+
+
+@nox.session(name="flask-api-3-suite", python=_interpreter("3.13"))
+def flask_api_3_suite(session):
+    """Flask-API 3.1's own published tests, unchanged, against flask_api.py (newest Flask)."""
+    cfile = os.path.join(CONSTRAINTS, "py313.txt")
+    session.run("python", "-m", "pip", "install", "-q", "-c", cfile, "pip")
+    session.run("python", "-m", "pip", "install", "-q", "-c", cfile, "Flask", "pytest",
+                "Markdown")
+    session.run("python", os.path.join(".ci", "flask_api_3_suite.py"))
+
