@@ -513,8 +513,8 @@ def _reject_constant(name: str) -> None:
 
 
 #: The encodings JSON may come in (RFC 8259 8.1, and UTF-16/32 from RFC 7159).
-_JSON_CHARSETS = frozenset(["utf-8", "utf8", "utf-16", "utf-16le", "utf-16be",
-                            "utf-32", "utf-32le", "utf-32be"])
+_JSON_CHARSETS = frozenset(["utf8", "utf16", "utf16le", "utf16be", "utf32", "utf32le",
+                            "utf32be"])
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
@@ -530,7 +530,8 @@ class JSONParser(BaseParser):
         except AttributeError:  # a string, from code that calls the parser itself
             charset = _as_media_type(media_type).params.get("charset")
         try:
-            if charset is not None and charset.lower().replace("_", "-") not in _JSON_CHARSETS:
+            if (charset is not None and
+                    charset.lower().replace("-", "").replace("_", "") not in _JSON_CHARSETS):
                 raise LookupError("JSON is never in " + charset)
             text = stream.read().decode(charset or "utf-8")
             if "NaN" not in text and "Infinity" not in text:  # a hook costs a new decoder
@@ -909,30 +910,30 @@ _STATUS_LINES = {code: "{} {}".format(code, name.upper())
                  for code, name in HTTP_STATUS_CODES.items()}
 
 
-class _ReadGuard:
-    """The request stream, where a failed read (a broken chunked body, a client gone,
-    the server's own read error) is a `ParseError` rather than a 500."""
+class _ReadGuard(io.RawIOBase):
+    """A request body read in bounded pieces, where a failed read (a broken chunked
+    body, a client gone, the server's own read error) is a `ParseError`, not a 500.
+
+    The middleware puts one around every chunked body: with no Content-Length, a
+    read to the end trusts the chunk sizes the client declares.
+    """
 
     def __init__(self, stream: Any) -> None:
+        super().__init__()
         self._stream = stream
 
-    def read(self, *args: Any) -> bytes:
-        return self._guard(self._stream.read, *args)
+    def readable(self) -> bool:
+        return True
 
-    def readline(self, *args: Any) -> bytes:
-        return self._guard(self._stream.readline, *args)
-
-    def __iter__(self) -> Any:
-        return iter(self.readline, b"")
-
-    @staticmethod
-    def _guard(read: Any, *args: Any) -> bytes:
+    def readinto(self, buffer: Any) -> int:
         try:
-            return read(*args)
+            data = self._stream.read(len(buffer))
         except (HTTPException, APIException):  # 413 and friends say it better
             raise
         except Exception as exc:
             raise ParseError() from exc
+        buffer[:len(data)] = data
+        return len(data)
 
 
 class APIRequest(Request):
@@ -1029,7 +1030,7 @@ class APIRequest(Request):
 
     def _parse(self) -> Tuple[Any, MultiDict, MultiDict]:
         length = get_content_length(self.environ)  # None if chunked
-        if not length and "chunked" not in self.environ.get("HTTP_TRANSFER_ENCODING", ""):
+        if not length and "HTTP_TRANSFER_ENCODING" not in self.environ:  # "Chunked" too
             return _NOTHING_PARSED
         parsers = self._classes("parser_classes", "DEFAULT_PARSERS", "set_parsers")
         parser, media_type = _select_parser(parsers, self.environ)
@@ -1044,7 +1045,7 @@ class APIRequest(Request):
                 stream = io.BytesIO(self.get_data(cache=True))
             except (HTTPException, APIException):  # 413 and friends say it better
                 raise
-            except Exception as exc:  # bad chunking, a client gone: see _ReadGuard
+            except Exception as exc:  # a client gone, the server's read error: see _ReadGuard
                 raise ParseError() from exc
         try:
             result = parser.parse(stream, media_type, content_length=length)
@@ -1121,8 +1122,9 @@ _SAFE_METHODS = frozenset(["GET", "HEAD", "OPTIONS", "TRACE"])
 _OVERRIDE_MAX_BODY = 1024 * 1024
 
 
-class _FormMethodOverride:
-    """WSGI middleware so the browsable page's plain HTML form can send any method.
+class _Middleware:
+    """WSGI middleware: reads chunked bodies through a `_ReadGuard`, and lets the
+    browsable page's plain HTML form send any method.
 
     A same-origin urlencoded POST from a browser (it accepts ``text/html``) with a
     ``_method`` field becomes that method before routing, and ``_content`` /
@@ -1134,6 +1136,8 @@ class _FormMethodOverride:
         self.wsgi_app = wsgi_app
 
     def __call__(self, environ: Dict[str, Any], start_response: Any) -> Any:
+        if "HTTP_TRANSFER_ENCODING" in environ:  # chunked, whatever Content-Length says
+            environ["wsgi.input"] = _ReadGuard(environ["wsgi.input"])
         if (environ.get("REQUEST_METHOD") == "POST" and _same_origin(environ) and
                 environ.get("CONTENT_TYPE", "").startswith("application/x-www-form-urlencoded")
                 and "text/html" in environ.get("HTTP_ACCEPT", "") and _apply_override(environ)):
@@ -1240,7 +1244,7 @@ class FlaskAPI(Flask):
         self.api_settings = APISettings(self.config)
         self.register_error_handler(APIException, self._handle_by_code)
         self.register_error_handler(HTTPException, self._handle_http_exception)
-        self.wsgi_app = _FormMethodOverride(self.wsgi_app)  # type: ignore[method-assign]
+        self.wsgi_app = _Middleware(self.wsgi_app)  # type: ignore[method-assign]
 
     def make_response(self, rv: Any) -> Response:
         """Render a list or dict (alone or in a Flask tuple), then let Flask finish."""
