@@ -3306,3 +3306,314 @@ def test_classes_set_on_the_request_in_a_before_request_hook_apply_to_it(app, cl
     response = client.post("/", data="quiet", content_type="application/json")
     assert response.data == b'{"RAW": "QUIET"}'
     assert response.mimetype == "text/plain"
+
+
+# ---------------------------------------------------------------------------
+# Hardening: hostile bodies and headers, and the Flask features around the framework
+# ---------------------------------------------------------------------------
+
+LONE_SURROGATE_BODIES = [
+    pytest.param(JSON_TYPE, b'{"text": "\\ud800"}', id="json-escape"),
+    pytest.param(JSON_TYPE, b'{"text": "a\\udfffb"}', id="json-low-escape"),
+    pytest.param(JSON_TYPE, b'{"\\ud800": "key"}', id="json-key-escape"),
+    pytest.param("application/json; charset=utf-7", b'{"text": "+2AA-"}', id="utf-7"),
+    pytest.param("application/json; charset=unicode_escape", b'{"text": "\\ud800"}',
+                 id="unicode-escape"),
+    pytest.param("application/json; charset=latin-1", b'{"text": "caf\xe9"}', id="latin-1"),
+    pytest.param("application/json; charset=utf-16", '{"text": "\\ud800"}'.encode("utf-16"),
+                 id="utf-16-escape"),
+]
+
+
+@pytest.mark.parametrize("method, path", NOTE_WRITES)
+@pytest.mark.parametrize("content_type, body", LONE_SURROGATE_BODIES)
+def test_lone_surrogates_and_non_utf_charsets_are_malformed_and_store_nothing(
+        notes_client, method, path, content_type, body):
+    response = _send_bad_body(notes_client, method, path, content_type, body)
+    assert response.status_code == 400
+    assert response.data == b'{"detail": "Malformed request."}'
+    for accept in ("application/json", BROWSER_ACCEPT):
+        assert notes_client.get("/", headers={"Accept": accept}).status_code == 200
+
+
+@pytest.mark.parametrize("charset", ["utf-8", "UTF-8", "utf8", "utf-16", "utf-16-le", "utf-32"])
+def test_json_in_any_utf_charset_is_parsed(notes_client, charset):
+    body = '{"text": "caf\u00e9 \U0001f600"}'.encode(charset)
+    response = notes_client.post("/", data=body,
+                                 content_type="application/json; charset=" + charset)
+    assert response.status_code == 201
+    assert _json(response)["text"] == "caf\u00e9 \U0001f600"
+
+
+def test_a_surrogate_pair_escape_is_one_character_not_a_lone_surrogate(notes_client):
+    response = notes_client.post("/", data=b'{"text": "\\ud83d\\ude00"}',
+                                 content_type=JSON_TYPE)
+    assert response.status_code == 201 and _json(response)["text"] == "\U0001f600"
+
+
+def test_the_pages_content_field_with_a_lone_surrogate_stores_nothing(notes_client):
+    before = _json(notes_client.get("/"))
+    response = notes_client.post("/1/", data={
+        "_method": "PUT", "_content": '{"text": "\\ud800"}', "_content_type": JSON_TYPE},
+        headers={"Accept": BROWSER_ACCEPT})
+    assert response.status_code == 400
+    assert _json(notes_client.get("/")) == before
+
+
+@pytest.mark.parametrize("accept", [None, BROWSER_ACCEPT])
+def test_a_lone_surrogate_the_app_returns_goes_out_escaped_not_as_a_500(app, client, accept):
+    @app.route("/")
+    def view():
+        return {"text": "bad \ud800 text"}
+
+    response = client.get("/", headers=_accept(accept))
+    assert response.status_code == 200
+    if accept is None:
+        assert response.data == b'{"text": "bad \\ud800 text"}'
+        assert json.loads(response.data.decode("utf-8")) == {"text": "bad \ud800 text"}
+    else:
+        assert "\\ud800" in response.get_data(as_text=True)
+
+
+def _huge_accept(seed):
+    """About 700 KiB of media ranges, as gunicorn joins repeated Accept lines."""
+    ranges = ["application/x-{}-{}; q=0.{}".format(seed, n, n % 9 + 1) for n in range(24000)]
+    return "text/html, " + ", ".join(ranges)
+
+
+def test_a_huge_accept_header_is_read_only_so_far_and_costs_no_lasting_memory(app, client):
+    import gc
+    import tracemalloc
+    _add_data_view(app)
+    client.get("/data", headers={"Accept": _huge_accept("warm")})
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for seed in range(4):
+            response = client.get("/data", headers={"Accept": _huge_accept(seed)})
+            assert response.status_code == 200 and response.mimetype == "text/html"
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert kept < 4 * 1024 * 1024, "{} bytes kept for 4 distinct 700 KiB headers".format(kept)
+
+
+def test_a_huge_content_type_is_a_415_not_a_cache_entry(app, client):
+    _add_data_view(app)
+    response = client.post("/data", data=b"{}", content_type="application/json; x=" + "y" * 5000)
+    assert response.status_code == 415 and "detail" in _json(response)
+
+
+class _BrokenInput(io.RawIOBase):
+    """A WSGI input whose read fails as a server's does on a broken chunked body."""
+
+    def __init__(self, error):
+        super().__init__()
+        self.error = error
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        raise self.error
+
+
+@pytest.mark.parametrize("error", [OSError("Invalid chunk header"), ValueError("bad size"),
+                                   EOFError(), ConnectionResetError()])
+@pytest.mark.parametrize("content_type", [JSON_TYPE, "application/x-www-form-urlencoded"])
+def test_a_chunked_body_that_fails_to_read_is_a_400_with_detail(notes_client, error,
+                                                                 content_type):
+    before = _json(notes_client.get("/"))
+    response = notes_client.post("/", content_type=content_type, environ_overrides={
+        "wsgi.input": _BrokenInput(error), "HTTP_TRANSFER_ENCODING": "chunked",
+        "wsgi.input_terminated": True})
+    assert response.status_code == 400
+    assert _json(response) == {"detail": "Malformed request."}
+    assert _json(notes_client.get("/")) == before
+
+
+def test_a_view_reading_get_data_of_a_broken_chunked_body_gets_a_400(app, client):
+    @app.route("/", methods=["POST"])
+    def raw():
+        return {"length": len(flask.request.get_data())}
+
+    response = client.post("/", content_type="application/octet-stream", environ_overrides={
+        "wsgi.input": _BrokenInput(OSError("Invalid chunk header")),
+        "HTTP_TRANSFER_ENCODING": "chunked", "wsgi.input_terminated": True})
+    assert response.status_code == 400 and "detail" in _json(response)
+
+
+def _raw_request(port, head, body):
+    """Send bytes over a real socket and return the status code and body."""
+    import socket
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(head + body)
+        sock.shutdown(socket.SHUT_WR)
+        answer = b""
+        while True:
+            data = sock.recv(65536)
+            if not data:
+                break
+            answer += data
+    status_line, _, rest = answer.partition(b"\r\n")
+    return int(status_line.split()[1]), rest.partition(b"\r\n\r\n")[2]
+
+
+@pytest.fixture
+def dev_server():
+    """The notes app on werkzeug's development server, in this process, on a free port."""
+    from werkzeug.serving import make_server
+    server = make_server("127.0.0.1", 0, notes_app.create_app(), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server.server_port
+    server.shutdown()
+    thread.join(10)
+
+
+CHUNKED_HEAD = (b"POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
+
+
+@pytest.mark.parametrize("body", [
+    pytest.param(b"zz\r\n{}\r\n0\r\n\r\n", id="bad-chunk-size"),
+    pytest.param(b"2\r\n{}\r\n", id="no-last-chunk"),
+    pytest.param(b"5\r\n{}", id="truncated"),
+    pytest.param(b"2\r\n{}XX0\r\n\r\n", id="no-chunk-terminator"),
+])
+def test_broken_chunked_bodies_over_a_real_socket_are_400s(dev_server, body):
+    code, answer = _raw_request(dev_server, CHUNKED_HEAD, body)
+    assert code == 400
+    assert json.loads(answer.decode("utf-8"))["detail"]
+
+
+def test_a_declared_huge_chunk_costs_no_more_than_the_body_limit(dev_server):
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        code, answer = _raw_request(dev_server, CHUNKED_HEAD, b"4000000\r\n{}")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert code in (400, 413) and json.loads(answer.decode("utf-8"))["detail"]
+    assert peak < 16 * 1024 * 1024, "peak {} bytes for a 64 MiB chunk declared".format(peak)
+
+
+def test_async_views_work_under_set_renderers_and_set_parsers(app, client):
+    pytest.importorskip("asgiref")
+    if not hasattr(app, "ensure_sync"):
+        pytest.skip("async views need Flask >= 2.0")
+
+    @app.route("/", methods=["POST"])
+    @set_renderers(JSONRenderer)
+    @set_parsers(JSONParser)
+    async def view():
+        return {"got": flask.request.data, "renderers": len(flask.request.renderers)}
+
+    # A thread of its own: Playwright's sync API may keep an event loop running in this one.
+    responses = []
+    worker = threading.Thread(target=lambda: responses.append(client.post("/", json={"a": 1})))
+    worker.start()
+    worker.join(30)
+    assert responses[0].status_code == 200
+    assert _json(responses[0]) == {"got": {"a": 1}, "renderers": 1}
+
+
+def test_request_form_is_empty_for_other_bodies_while_data_still_refuses_them(app, client):
+    @app.route("/", methods=["POST"])
+    def view():
+        form = flask.request.form
+        try:
+            assert flask.request.data is not None
+        except UnsupportedMediaType:
+            return {"form": form.to_dict(), "data": 415}
+        return {"form": form.to_dict(), "data": "parsed"}
+
+    assert _json(client.post("/", data=b"\x00\x01", content_type="application/octet-stream")
+                 ) == {"form": {}, "data": 415}
+    assert _json(client.post("/", data={"a": "1"})) == {"form": {"a": "1"}, "data": "parsed"}
+
+
+def test_csrf_protect_lets_a_raw_body_reach_a_view_that_reads_get_data(app, client):
+    flask_wtf = pytest.importorskip("flask_wtf.csrf")
+    app.config["SECRET_KEY"] = "test"
+    flask_wtf.CSRFProtect(app)
+
+    @app.route("/token")
+    def new_token():
+        return {"token": flask_wtf.generate_csrf()}
+
+    @app.route("/raw", methods=["POST"])
+    def raw():
+        return {"length": len(flask.request.get_data())}
+
+    token = _json(client.get("/token"))["token"]
+    response = client.post("/raw", data=b"\x00" * 10, content_type="application/octet-stream",
+                           headers={"X-CSRFToken": token})
+    assert response.status_code == 200 and _json(response) == {"length": 10}
+    refused = client.post("/raw", data=b"\x00", content_type="application/octet-stream")
+    assert refused.status_code == 400
+
+
+@pytest.mark.parametrize("raise_it", [lambda: abort(404), lambda: flask_api.NotFound(),
+                                      lambda: flask_api.NotFound("Gone fishing.")])
+def test_an_app_errorhandler_by_code_catches_the_frameworks_not_found(app, client, raise_it):
+    @app.errorhandler(404)
+    def not_found(exc):
+        return {"mine": True, "code": exc.code}, 404
+
+    @app.route("/")
+    def view():
+        error = raise_it()
+        raise error
+
+    response = client.get("/")
+    assert response.status_code == 404 and _json(response) == {"mine": True, "code": 404}
+
+
+def test_a_blueprint_errorhandler_by_code_catches_api_exceptions_raised_in_it(app, client):
+    blueprint = Blueprint("things", __name__)
+
+    @blueprint.errorhandler(409)
+    def conflict(exc):
+        return {"blueprint": exc.description}, 409
+
+    class Conflict(APIException):
+        status_code = 409
+        detail = "Already there."
+
+    @blueprint.route("/thing")
+    def thing():
+        raise Conflict()
+
+    @app.route("/other")
+    def other():
+        raise Conflict()
+
+    app.register_blueprint(blueprint)
+    assert _json(client.get("/thing")) == {"blueprint": "Already there."}
+    assert _json(client.get("/other")) == {"detail": "Already there."}
+
+
+def test_an_errorhandler_for_the_api_exception_class_still_wins_over_code(app, client):
+    @app.errorhandler(404)
+    def by_code(exc):
+        return {"by": "code"}, 404
+
+    @app.errorhandler(NotFound)
+    def by_class(exc):
+        return {"by": "class"}, 404
+
+    app.add_url_rule("/", "view", lambda: (_ for _ in ()).throw(NotFound()))
+    assert _json(client.get("/")) == {"by": "class"}
+
+
+@pytest.mark.parametrize("encoding", ["chunked", "Chunked", "CHUNKED"])
+def test_a_chunked_body_is_parsed_whatever_the_case_of_transfer_encoding(app, client, encoding):
+    _add_data_view(app)
+    response = client.post("/data", content_type=JSON_TYPE, environ_overrides={
+        "wsgi.input": io.BytesIO(b'{"a": 2}'), "HTTP_TRANSFER_ENCODING": encoding,
+        "wsgi.input_terminated": True})
+    assert _json(response) == {"data": {"a": 2}}
