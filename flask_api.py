@@ -623,7 +623,7 @@ class BrowsableAPIRenderer(BaseRenderer):
             "root_url": _href(req.script_root + "/"),
             "breadcrumbs": _breadcrumbs(app, req),
             "method": req.method,
-            "path": _href(req.path, req.query_string),
+            "path": _href(req.script_root + req.path, req.query_string),
             "status_line": "{} {}".format(status, HTTP_STATUS_CODES.get(status, "")),
             "status_ok": is_success(status),
             "headers": _shown_headers(allowed, headers),

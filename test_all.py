@@ -804,6 +804,18 @@ def test_page_get_link_and_request_line_give_the_requested_path_back(notes_clien
     assert again.response_text.splitlines()[0] == "GET " + get
 
 
+def test_page_under_a_path_prefix_keeps_it_in_links_and_request_line(notes_client):
+    page = _Page(notes_client.get("/1/?verbose=1", headers={"Accept": BROWSER_ACCEPT},
+                                  environ_overrides={"SCRIPT_NAME": "/api"}))
+    assert page.response_text.splitlines()[0] == "GET /api/1/?verbose=1"
+    assert page.one("a", class_="brand").attrs["href"] == "/api/"
+    crumbs = [(a.text, a.attrs["href"]) for a in page.find("a", within=page.one("nav"))]
+    assert crumbs == [("Home", "/api/"), ("1", "/api/1/")]
+    buttons = {a.text: a.attrs["href"] for a in page.find("a", class_="button")}
+    assert buttons == {"GET": "/api/1/?verbose=1",
+                       "View as JSON": "/api/1/?verbose=1&format=json"}
+
+
 # ---------------------------------------------------------------------------
 # Page: controls for the allowed methods
 # ---------------------------------------------------------------------------
