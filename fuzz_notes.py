@@ -377,7 +377,16 @@ class Generator:
     def chunked(self) -> Probe:
         rng = self.rng
         text = random_text(rng)
-        document = json.dumps({"text": text}).encode("utf-8")
+        # JSON is read whole; forms are streamed to werkzeug's parser: both paths read chunks
+        content_type = rng.choice(["application/json", "application/x-www-form-urlencoded",
+                                   "multipart/form-data; boundary=b"])
+        if content_type == "application/json":
+            document = json.dumps({"text": text}).encode("utf-8")
+        elif content_type.startswith("multipart"):
+            document = (b'--b\r\nContent-Disposition: form-data; name="text"\r\n\r\n'
+                        + text.encode("utf-8") + b"\r\n--b--\r\n")
+        else:
+            document = ("text=" + quote_plus(text)).encode("ascii")
         chunks, start = [], 0
         while start < len(document):
             size = rng.randrange(1, 20)
@@ -413,7 +422,6 @@ class Generator:
         if rng.random() < 0.1:
             extra.append((b"Content-Length", b"5"))  # both: the smuggling shape
             shape, expect, may_drop = shape + "+content-length", None, True
-        content_type = rng.choice(["application/json", "application/json; charset=utf-8"])
         return self.write(shape, content_type, b"".join(framed) + ending, expect, extra,
                           may_drop=may_drop)
 
