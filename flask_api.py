@@ -33,8 +33,8 @@ import json
 import re
 import sys
 import types
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, cast
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union, cast
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 import jinja2
 from flask import Flask, Request, Response, current_app, has_request_context, request
@@ -757,10 +757,10 @@ class BrowsableAPIRenderer(BaseRenderer):
             "title": _view_name(view) or HTTP_STATUS_CODES.get(status, "Error"),
             "description": doc,
             "description_html": _markdown(doc),
-            "root_url": req.script_root + "/",
+            "root_url": _href(req.script_root + "/"),
             "breadcrumbs": _breadcrumbs(app, req),
             "method": req.method,
-            "path": req.full_path.rstrip("?"),
+            "path": _href(req.script_root + req.path, req.query_string),
             "status_line": "{} {}".format(status, HTTP_STATUS_CODES.get(status, "")),
             "status_ok": is_success(status),
             "headers": _shown_headers(allowed, headers),
@@ -789,9 +789,25 @@ def _compiled(app: Flask, source: str) -> Any:
     return cache[source]
 
 
+# What a link's path keeps as it is: RFC 3986's path characters. The rest ("\", "%",
+# whitespace, control characters, non-ASCII) is percent-encoded: browsers read "\" as "/"
+# and drop tabs and newlines, so "/\evil.test/" left as it is would be a link to evil.test.
+_PATH_SAFE = "/:@!$&'()*+,;="
+
+
+def _href(path: str, query: Union[str, bytes] = "") -> str:
+    """A link to this site's ``path`` (decoded, as in ``request.path``) and raw ``query``."""
+    href = quote(path, safe=_PATH_SAFE, errors="replace")
+    if href.startswith("//"):  # "//evil.test/" is a link to another host
+        href = "/%2F" + href[2:]
+    if query:
+        href += "?" + quote(query, safe=_PATH_SAFE + "?%")
+    return href
+
+
 def _breadcrumbs(app: Flask, req: Request) -> List[Tuple[str, str]]:
     """One link per path prefix that routes somewhere, ending with this page."""
-    crumbs = [("Home", req.script_root + "/")]
+    crumbs = [("Home", _href(req.script_root + "/"))]
     segments = [segment for segment in req.path.split("/") if segment]
     adapter = None  # made only if there is a prefix to test
     for index, segment in enumerate(segments, 1):
@@ -802,7 +818,7 @@ def _breadcrumbs(app: Flask, req: Request) -> List[Tuple[str, str]]:
             adapter = adapter or _url_adapter(app, req)
             if adapter is None or not _routes(adapter, path):
                 continue
-        crumbs.append((segment, req.script_root + path))
+        crumbs.append((segment, _href(req.script_root + path)))
     return crumbs
 
 
@@ -824,7 +840,7 @@ def _format_url(app: Flask, req: Request, url_format: str) -> Optional[str]:
         return None
     args = [(k, v) for k, v in req.args.items(multi=True) if k != override
             ] if req.query_string else []
-    return req.script_root + req.path + "?" + urlencode(args + [(override, url_format)])
+    return _href(req.script_root + req.path, urlencode(args + [(override, url_format)]))
 
 
 def _url_adapter(app: Flask, req: Request) -> Any:

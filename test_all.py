@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from html.parser import HTMLParser
 
@@ -1086,6 +1087,64 @@ def test_page_body_is_indented_json_with_only_urls_linked(app, client):
 
 
 # ---------------------------------------------------------------------------
+# Page: links built from the request path stay on this site
+# ---------------------------------------------------------------------------
+
+# (url, environ overrides): a "//" path goes through PATH_INFO, since the test client would
+# read "//evil.test/" as a host; SCRIPT_NAME is what a proxy or gunicorn passes on as prefix.
+CRAFTED_PATHS = [
+    ("/%5Cevil.test/", {}), ("/%5C%5Cevil.test/", {}), ("/%09/evil.test/x", {}),
+    ("/%0A/evil.test/", {}), ("/%0D%0A/evil.test/", {}), ("/%2F%2Fevil.test/", {}),
+    ("/%00/", {}), ("/%20/evil.test/", {}), ("/%E3%80%80evil.test/", {}),
+    ("/caf%C3%A9/%E2%80%AE/", {}), ("/1/?x=%5C%5Cevil.test", {}),
+    ("/", {"PATH_INFO": "//evil.test/"}), ("/", {"PATH_INFO": "/\\evil.test/"}),
+    ("/1/", {"SCRIPT_NAME": "//evil.test"}), ("/1/", {"SCRIPT_NAME": "/\\evil.test"}),
+]
+
+
+def _browser_resolves(href, base="http://localhost/"):
+    """Where a browser goes for ``href``: it drops tabs and newlines and reads "\\" as "/"."""
+    cleaned = re.sub("[\t\n\r]", "", href).strip("\x00- ").replace("\\", "/")
+    return urllib.parse.urljoin(base, cleaned)
+
+
+@pytest.mark.parametrize("url, environ", CRAFTED_PATHS)
+def test_page_links_built_from_a_crafted_path_stay_on_this_site(notes_client, url, environ):
+    response = notes_client.get(url, headers={"Accept": BROWSER_ACCEPT},
+                                environ_overrides=environ)
+    page = _Page(response)
+    hrefs = [a.attrs["href"] for a in page.find("a")]
+    assert len(hrefs) >= 3  # the brand, the breadcrumbs, at least "Home"
+    for href in hrefs:
+        assert urllib.parse.urlsplit(_browser_resolves(href)).hostname == "localhost", href
+        assert re.fullmatch(r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+", href), href
+    assert not [href for href in hrefs if href.startswith("//")]
+
+
+@pytest.mark.parametrize("url", ["/%5Cevil.test/", "/caf%C3%A9%E2%80%AE/", "/a%20b/?q=%5C",
+                                 "/%2525/", "/1/?verbose=1"])
+def test_page_get_link_and_request_line_give_the_requested_path_back(notes_client, url):
+    page = _browse(notes_client, url)
+    get = [a for a in page.find("a") if a.text == "GET"][0].attrs["href"]
+    assert page.response_text.splitlines()[0] == "GET " + get
+    again = _browse(notes_client, get)
+    assert again.status_code == page.status_code
+    assert again.response_text.splitlines()[0] == "GET " + get
+
+
+def test_page_under_a_path_prefix_keeps_it_in_links_and_request_line(notes_client):
+    page = _Page(notes_client.get("/1/?verbose=1", headers={"Accept": BROWSER_ACCEPT},
+                                  environ_overrides={"SCRIPT_NAME": "/api"}))
+    assert page.response_text.splitlines()[0] == "GET /api/1/?verbose=1"
+    assert page.one("a", class_="brand").attrs["href"] == "/api/"
+    crumbs = [(a.text, a.attrs["href"]) for a in page.find("a", within=page.one("nav"))]
+    assert crumbs == [("Home", "/api/"), ("1", "/api/1/")]
+    buttons = {a.text: a.attrs["href"] for a in page.find("a", class_="button")}
+    assert buttons == {"GET": "/api/1/?verbose=1",
+                       "View as JSON": "/api/1/?verbose=1&format=json"}
+
+
+# ---------------------------------------------------------------------------
 # Page: controls for the allowed methods
 # ---------------------------------------------------------------------------
 
@@ -1561,6 +1620,16 @@ def test_browser_delete_asks_first_and_removes_note_only_when_confirmed(
         _expect(tab.locator("pre.response")).to_contain_text("GET /2/")
         assert _api(notes_site, "/2/")[1]["text"] == "paint the door"
     assert dialogs == [("confirm", "Delete this resource?")]
+
+
+@pytest.mark.parametrize("path", ["/%5Cevil.test/", "/%09/evil.test/x", "/%0A/evil.test/",
+                                  "//evil.test/", "/%2F%2Fevil.test/", "/%5C%5Cevil.test/x/"])
+def test_browser_every_link_on_a_crafted_path_page_stays_on_this_site(tab, notes_site, path):
+    tab.goto(notes_site + path)  # not base_url: "//evil.test/" would resolve to evil.test
+    _expect(tab.locator("pre.response")).to_contain_text("HTTP 404")
+    hrefs = tab.evaluate("[...document.querySelectorAll('a[href]')].map(a => a.href)")
+    assert len(hrefs) >= 3
+    assert [href for href in hrefs if not href.startswith(notes_site + "/")] == []
 
 
 XSS_PAYLOADS = ["<script>window.__xss=1</script>", '<img src=x onerror="window.__xss=1">',
@@ -2891,6 +2960,19 @@ def test_random_bad_input_never_gives_a_500_or_changes_notes_it_rejects(seed):
             if response.mimetype == "application/json":
                 assert response.get_json()["detail"], where
             assert client.get("/").get_json() == before, where
+
+
+def test_fuzz_run_against_gunicorn_over_sockets_finds_no_violation():
+    """fuzz_notes.py for 200 requests (CI runs 3000): odd requests on raw sockets to
+    gunicorn never get a 5xx, and GET / always lists what the successful writes stored."""
+    pytest.importorskip("gunicorn", reason="the fuzz run serves the notes app with gunicorn")
+    result = subprocess.run(
+        [sys.executable, "fuzz_notes.py", "--requests", "200", "--seed", "1",
+         "--check-every", "50", "--time-limit", "60"],
+        cwd=os.path.dirname(os.path.abspath(notes_app.__file__)),
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=180)
+    assert result.returncode == 0, result.stdout[-8000:]
+    assert re.search(r"^fuzz_notes: 200 requests in .*; 0 violations$", result.stdout, re.M)
 
 
 @pytest.mark.parametrize("method, path", [("POST", "/"), ("PUT", "/1/"), ("PUT", "/9/"),
