@@ -944,9 +944,12 @@ class _ReadGuard(io.RawIOBase):
     read to the end trusts the chunk sizes the client declares.
     """
 
+    limit = None  # type: Optional[int]  # a 413 past this many bytes (MAX_CONTENT_LENGTH)
+
     def __init__(self, stream: Any) -> None:
         super().__init__()
         self._stream = stream
+        self._read = 0
 
     def readable(self) -> bool:
         return True
@@ -958,6 +961,10 @@ class _ReadGuard(io.RawIOBase):
             raise
         except Exception as exc:
             raise ParseError() from exc
+        self._read += len(data)
+        if self.limit is not None and self._read >= self.limit and (
+                self._read > self.limit or self._stream.read(1)):  # one byte past: too long
+            raise RequestEntityTooLarge()
         buffer[:len(data)] = data
         return len(data)
 
@@ -1054,18 +1061,27 @@ class APIRequest(Request):
                 raise
         return parsed
 
+    def _check_length(self, length: Optional[int]) -> None:
+        """A 413 for a body over MAX_CONTENT_LENGTH: now, if its length says so, else as
+        a chunked one comes in. werkzeug < 2.3 does neither; newer ones cut a chunked body
+        short at the limit, which would parse a truncated form as if it were whole."""
+        limit = self.max_content_length
+        if limit is not None and (length or 0) > limit:
+            raise RequestEntityTooLarge()
+        guard = self.environ.get("wsgi.input")
+        if limit is not None and length is None and isinstance(guard, _ReadGuard):
+            guard.limit = limit
+
     def _parse(self) -> Tuple[Any, MultiDict, MultiDict]:
         length = get_content_length(self.environ)  # None if chunked
         if not length and "HTTP_TRANSFER_ENCODING" not in self.environ:  # "Chunked" too
             return _NOTHING_PARSED
         parsers = self._classes("parser_classes", "DEFAULT_PARSERS", "set_parsers")
         parser, media_type = _select_parser(parsers, self.environ)
-        if not _STREAM_HAS_LIMIT:
-            limit = self.max_content_length
-            if limit is not None and (length or 0) > limit:
-                raise RequestEntityTooLarge()
-        if parser.streaming:
-            stream = _ReadGuard(self.stream)  # type: Any
+        if length is None or not _STREAM_HAS_LIMIT:  # see _check_length
+            self._check_length(length)
+        if parser.streaming:  # werkzeug makes a failed read a 400; chunked: see _ReadGuard
+            stream = self.stream  # type: Any
         else:  # a buffer, cached so that get_data() and get_json() work too
             try:
                 stream = io.BytesIO(self.get_data(cache=True))

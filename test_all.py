@@ -3699,3 +3699,75 @@ def test_a_chunked_body_is_parsed_whatever_the_case_of_transfer_encoding(app, cl
         "wsgi.input": io.BytesIO(b'{"a": 2}'), "HTTP_TRANSFER_ENCODING": encoding,
         "wsgi.input_terminated": True})
     assert _json(response) == {"data": {"a": 2}}
+
+
+# Which of Flask's body limits apply to which body, on which Flask: each README row, tested.
+
+@pytest.mark.parametrize("kind", sorted(_too_large_bodies()))
+def test_a_chunked_body_over_max_content_length_is_a_413_on_every_flask(app, client, kind):
+    from werkzeug.test import EnvironBuilder
+    app.config["MAX_CONTENT_LENGTH"] = 100
+    _add_echo_view(app)
+    body = _too_large_bodies()[kind]
+    builder = EnvironBuilder(path="/echo", method="POST", **body)
+    data, content_type = builder.get_environ()["wsgi.input"].read(), builder.content_type
+    response = client.post("/echo", content_type=content_type, environ_overrides={
+        "wsgi.input": io.BytesIO(data), "HTTP_TRANSFER_ENCODING": "chunked",
+        "wsgi.input_terminated": True})
+    assert response.status_code == 413 and "detail" in _json(response)
+    small = client.post("/echo", content_type=JSON_TYPE, environ_overrides={
+        "wsgi.input": io.BytesIO(b'{"a": 1}'), "HTTP_TRANSFER_ENCODING": "chunked",
+        "wsgi.input_terminated": True})
+    assert _json(small)["data"] == {"a": 1}
+
+
+@pytest.mark.parametrize("size, code", [(100, 200), (101, 413)])
+def test_a_chunked_form_of_exactly_max_content_length_is_whole_and_one_more_byte_is_413(
+        app, client, size, code):
+    app.config["MAX_CONTENT_LENGTH"] = 100
+    _add_echo_view(app)
+    body = b"text=" + b"x" * (size - 5)
+    response = client.post("/echo", content_type="application/x-www-form-urlencoded",
+                           environ_overrides={"wsgi.input": io.BytesIO(body),
+                                              "HTTP_TRANSFER_ENCODING": "chunked",
+                                              "wsgi.input_terminated": True})
+    assert response.status_code == code
+    if code == 200:
+        assert _json(response)["form"] == {"text": ["x" * 95]}
+
+
+FLASK_READS_FORM_LIMITS = _flask_reads_config("max_form_memory_size")
+
+
+@pytest.mark.parametrize("kind, limited", [
+    ("multipart", FLASK_READS_FORM_LIMITS),  # Flask 3.1+ only: a text part over the limit
+    ("urlencoded", False),  # werkzeug reads an urlencoded body whole: never this limit
+    ("json", False),  # nor any other body: MAX_CONTENT_LENGTH is theirs
+])
+def test_max_form_memory_size_applies_to_multipart_text_on_flask_3_1_only(app, client, kind,
+                                                                          limited):
+    app.config["MAX_FORM_MEMORY_SIZE"] = 100
+    _add_echo_view(app)
+    response = client.post("/echo", **_too_large_bodies()[kind])
+    assert response.status_code == (413 if limited else 200)
+
+
+def _werkzeug_default_max_form_parts():
+    return getattr(flask.Request, "max_form_parts", None)
+
+
+@pytest.mark.parametrize("kind", ["multipart", "urlencoded"])
+def test_max_form_parts_applies_to_multipart_on_flask_3_1_and_werkzeug_default_before(
+        app, client, kind):
+    app.config["MAX_FORM_PARTS"] = 2
+    _add_echo_view(app)
+    fields = {"f{}".format(n): "x" for n in range(3)}
+    content_type = "multipart/form-data" if kind == "multipart" else None
+    response = client.post("/echo", data=fields, content_type=content_type)
+    limited = kind == "multipart" and FLASK_READS_FORM_LIMITS
+    assert response.status_code == (413 if limited else 200)
+    if kind == "multipart" and not FLASK_READS_FORM_LIMITS:  # the config key is not read...
+        many = {"f{}".format(n): "x" for n in range(1001)}
+        response = client.post("/echo", data=many, content_type=content_type)
+        # ... but werkzeug 2.2.3+ has a default of its own: 1,000 parts.
+        assert response.status_code == (413 if _werkzeug_default_max_form_parts() else 200)
