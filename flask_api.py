@@ -320,11 +320,6 @@ _LONGEST_HEADER = 1024
 _LONGEST_CACHED = 64  # Content-Types: longer ones (multipart boundaries) are one-offs
 
 
-def _bounded(header: str) -> str:
-    """A long list header cut after its last whole item in the first ``_LONGEST_HEADER``."""
-    return header[:_LONGEST_HEADER].rpartition(",")[0]
-
-
 @functools.lru_cache(maxsize=512)
 def _accepted(accept: str) -> Tuple[MediaType, ...]:
     """The media ranges of an Accept header (at most ``_LONGEST_HEADER`` long), in order."""
@@ -420,19 +415,21 @@ def _query_value(query_string: str, key: str) -> Optional[str]:
     return next((value for name, value in parse_qsl(query_string) if name == key), None)
 
 
+def _unimplemented(instance: Any, method: str) -> NotImplementedError:
+    """The error an abstract method raises, worded as Flask-API 3.x's."""
+    return NotImplementedError('`{}()` method must be implemented for class "{}"'.format(
+        method, type(instance).__name__))
+
+
 class BaseNegotiation:
     """Chooses a parser by Content-Type and a renderer by Accept (Flask-API 3.x name)."""
 
     def select_parser(self, parsers: Sequence[Any], req: Any = None) -> Tuple[Any, MediaType]:
-        raise NotImplementedError(
-            '`select_parser()` method must be implemented for class "{}"'.format(
-                type(self).__name__))
+        raise _unimplemented(self, "select_parser")
 
     def select_renderer(self, renderers: Sequence[Any], req: Any = None,
                         app: Any = None) -> Tuple[Any, MediaType]:
-        raise NotImplementedError(
-            '`select_renderer()` method must be implemented for class "{}"'.format(
-                type(self).__name__))
+        raise _unimplemented(self, "select_renderer")
 
 
 class DefaultNegotiation(BaseNegotiation):
@@ -472,8 +469,8 @@ def _select_renderer(renderers: Tuple[Any, ...], environ: Dict[str, Any],
             find = _query_value if len(query) <= _LONGEST_HEADER else _query_value.__wrapped__
             url_format = find(query, override)
     accept = environ.get("HTTP_ACCEPT", "")
-    if len(accept) > _LONGEST_HEADER:
-        accept = _bounded(accept)
+    if len(accept) > _LONGEST_HEADER:  # cut after its last whole media range in the limit
+        accept = accept[:_LONGEST_HEADER].rpartition(",")[0]
     result = _negotiate(renderers, accept, url_format)
     if result is None:
         raise NotAcceptable()
@@ -500,8 +497,7 @@ class BaseParser:
 
     def parse(self, stream: Any, media_type: Any, **options: Any) -> Any:
         """Return the parsed data, or ``(data, files)`` if ``handles_file_uploads``."""
-        raise NotImplementedError(
-            '`parse()` method must be implemented for class "{}"'.format(type(self).__name__))
+        raise _unimplemented(self, "parse")
 
 
 def _as_media_type(media_type: Any) -> MediaType:
@@ -598,8 +594,7 @@ class BaseRenderer:
 
     def render(self, data: Any, media_type: MediaType, **options: Any) -> Any:
         """Return the body as ``str`` or ``bytes``."""
-        raise NotImplementedError(
-            '`render()` method must be implemented for class "{}"'.format(type(self).__name__))
+        raise _unimplemented(self, "render")
 
     @property
     def content_type(self) -> str:
