@@ -34,6 +34,14 @@ class NoKeysLeft(APIException):
     detail = "No keys left: the largest key is taken."
 
 
+class StoreBusy(APIException):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    detail = "The notes are busy with other writes: try again."
+
+    def get_headers(self) -> Dict[str, str]:
+        return {"Retry-After": "1"}
+
+
 class BaseNoteStore:
     """What the views need from a store: five operations, each atomic.
 
@@ -179,7 +187,10 @@ class SQLiteNoteStore(BaseNoteStore):
     def _write(self) -> Iterator[sqlite3.Connection]:
         """A connection in a write transaction, committed unless the block raises."""
         with self._lock, self._connection() as db:
-            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:  # still locked after BUSY_TIMEOUT
+                raise StoreBusy() from exc
             yield db
             db.execute("COMMIT")
 

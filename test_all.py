@@ -530,6 +530,26 @@ def test_sqlite_notes_survive_a_restart_and_are_seeded_only_once(tmp_path):
     assert third.post("/", json={"text": "again"}).get_json()["url"] == "http://localhost/0/"
 
 
+def test_a_write_that_finds_the_sqlite_file_locked_too_long_is_a_503_not_a_500(
+        monkeypatch, tmp_path):
+    import sqlite3
+    path = str(tmp_path / "notes.db")
+    notes_app.create_app(db=path)  # a new file, set up with the usual wait
+    monkeypatch.setattr(notes_app, "BUSY_TIMEOUT", 0.05)
+    client = notes_app.create_app(db=path).test_client()  # connections with the short wait
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process's long write
+    try:
+        response = client.post("/", json={"text": "later"})
+        assert response.status_code == 503 and response.headers["Retry-After"] == "1"
+        assert _json(response)["detail"]
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert client.post("/", json={"text": "now"}).status_code == 201
+    assert _texts(client) == INITIAL_TEXTS + ["now"]
+
+
 def test_notes_db_comes_from_the_environment(monkeypatch, tmp_path):
     path = str(tmp_path / "notes.db")
     monkeypatch.setenv("NOTES_DB", path)
