@@ -1742,8 +1742,8 @@ function headersPanel() {
     return el("li", {}, [el("code", {}, [pair[0] + ": " + pair[1]]), " ", remove]);
   });
   const add = el("form", {class: "bar", "aria-label": "Add a request header"}, [
-    el("label", {for: "api-header-name"}, ["Name"]), name,
-    el("label", {for: "api-header-value"}, ["Value"]), value,
+    el("label", {for: "api-header-name"}, ["Header name"]), name,
+    el("label", {for: "api-header-value"}, ["Header value"]), value,
     el("button", {}, ["Add header"])]);
   add.addEventListener("submit", function (event) {
     event.preventDefault();
