@@ -1979,7 +1979,8 @@ function curlButtons() {
 
 // The request behind the response shown: its method and URL, with the body the page sent.
 function responseCurl() {
-  const line = document.querySelector("pre.response .key").textContent;
+  const key = document.querySelector("pre.response .key");
+  const line = key ? key.textContent : "GET " + window.location.href;
   const method = line.split(" ", 1)[0], url = line.slice(method.length + 1);
   const sent = lastRequest && lastRequest.method === method ? lastRequest : {};
   return curlCommand(method, url, sent.body, sent.type);

@@ -3308,13 +3308,13 @@ def test_browser_copied_curl_commands_run_against_the_live_server(tab, notes_sit
     _expect(tab.locator("form[data-api] pre.curl")).to_have_text(command)
     assert command.startswith("curl -X PUT ") and "'X-Note: it'\\''s $HOME'" in command
     assert _api(notes_site, "/1/")[1]["text"] == "build the codez"  # copied, not sent
-    run = subprocess.run(["sh", "-c", command], capture_output=True, timeout=20)
+    run = subprocess.run(["sh", "-c", command], stdout=subprocess.PIPE, timeout=20)
     assert json.loads(run.stdout)["text"] == text
     assert _api(notes_site, "/1/")[1]["text"] == text
     tab.locator("#api-curl").get_by_role("button", name="Copy as curl").click()
     command = tab.evaluate("navigator.clipboard.readText()")
     assert command.startswith("curl '" + notes_site + "/1/'")
-    run = subprocess.run(["sh", "-c", command], capture_output=True, timeout=20)
+    run = subprocess.run(["sh", "-c", command], stdout=subprocess.PIPE, timeout=20)
     assert json.loads(run.stdout) == _api(notes_site, "/1/")[1]
 
 
