@@ -25,10 +25,13 @@ __all__ = [
     "exceptions", "parsers", "renderers",
 ]
 
+import base64
 import functools
+import hashlib
 import importlib
 import inspect
 import io
+import itertools
 import json
 import re
 import sys
@@ -39,7 +42,7 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 import jinja2
 from flask import Flask, Request, Response, current_app, has_request_context, request
 from flask import json as flask_json
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from werkzeug.datastructures import Headers, ImmutableMultiDict, MultiDict
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge, default_exceptions
 from werkzeug.formparser import FormDataParser
@@ -713,6 +716,9 @@ def _markdown(text: str) -> Optional[Markup]:
 
 
 _URL_RE = re.compile(r'(https?://[^\s"<>\\]+)')
+# The same URLs as they read once markupsafe has escaped the text ("&" is "&amp;", "'" is
+# "&#39;"; '"', "<" and ">" end a URL in either form).
+_ESCAPED_URL_RE = re.compile(r'(https?://(?:[^\s"<>\\&]|&amp;|&#39;)+)')
 
 
 class BrowsableAPIRenderer(BaseRenderer):
@@ -720,20 +726,28 @@ class BrowsableAPIRenderer(BaseRenderer):
 
     Replace the page with the ``template`` attribute of a subclass (a template
     string), or name a template of the app in config ``BROWSABLE_API_TEMPLATE``;
-    either may ``{% extends base %}`` and override its blocks.
+    either may ``{% extends base %}`` and override its blocks. The page's inline
+    ``<script>`` and ``<style>`` must be the same on every render: the
+    Content-Security-Policy allows them by hash, computed on a template's first render.
     """
 
     media_type = "text/html"
     format = "api"
     template = None  # type: Optional[str]
-    # A page with DELETE buttons must not be framed by another site (clickjacking).
-    response_headers = (("X-Frame-Options", "SAMEORIGIN"),
-                        ("Content-Security-Policy", "frame-ancestors 'self'"))
+
+    @property
+    def response_headers(self) -> Sequence[Tuple[str, str]]:  # type: ignore[override]
+        """No framing by other sites (clickjacking), and a CSP allowing only this page."""
+        return getattr(self.get_template(), "_flask_api_headers", _NO_PAGE_HEADERS)
 
     def render(self, data: Any, media_type: MediaType, **options: Any) -> str:
         status = options.get("status_code") or HTTP_200_OK
         context = self.get_context(data, status, options.get("headers"))
-        return self.get_template().render(context)
+        template = self.get_template()
+        html = template.render(context)
+        if not hasattr(template, "_flask_api_headers"):  # its first render
+            template._flask_api_headers = _page_headers(html)
+        return html
 
     def get_template(self) -> Any:
         """The compiled page, made once per app; a template named in config wins."""
@@ -763,11 +777,14 @@ class BrowsableAPIRenderer(BaseRenderer):
             "status_line": "{} {}".format(status, HTTP_STATUS_CODES.get(status, "")),
             "status_ok": is_success(status),
             "headers": _shown_headers(allowed, headers),
+            "links": _relations(headers) if headers else [],
             "body": _link_parts(body),
+            "body_html": _linked_body(body),
             "allowed": allowed,
             "content": body if isinstance(data, dict) and req.method == "GET"
             and is_success(status) else "",
             "json_url": _format_url(app, req, "json"),
+            "csrf_token": _csrf_token() if "csrf" in app.extensions else None,
         }
 
 
@@ -786,6 +803,32 @@ def _compiled(app: Flask, source: str) -> Any:
     if source not in cache:
         cache[source] = app.jinja_env.from_string(source)
     return cache[source]
+
+
+# What the page may load and run: its own inline script and style (by hash), requests
+# to this site; no plugin, no frame of it on another site, no <base> to redirect its links.
+_CSP = ("default-src 'none'{}; connect-src 'self'; img-src 'self' data:; form-action 'self'; "
+        "base-uri 'none'; frame-ancestors 'self'")
+_INLINE_RE = re.compile(r"<(script|style)>(.*?)</\1>", re.DOTALL)
+_NO_PAGE_HEADERS = (("X-Frame-Options", "SAMEORIGIN"), ("Content-Security-Policy", _CSP.format("")))
+
+
+def _page_headers(html: str) -> Tuple[Tuple[str, str], ...]:
+    """The page's security headers, with the sha256 of each inline script and style."""
+    hashes = {"script": [], "style": []}  # type: Dict[str, List[str]]
+    for tag, text in _INLINE_RE.findall(html):
+        digest = base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest())
+        hashes[tag].append("'sha256-{}'".format(digest.decode("ascii")))
+    sources = "".join("; {}-src {}".format(tag, " ".join(found))
+                      for tag, found in sorted(hashes.items()) if found)
+    return (("X-Frame-Options", "SAMEORIGIN"), ("Content-Security-Policy", _CSP.format(sources)))
+
+
+def _csrf_token() -> str:
+    """The session's token when Flask-WTF's CSRFProtect guards the app: the page's
+    requests carry it, so writes from the page pass the check."""
+    from flask_wtf.csrf import generate_csrf  # only apps that use Flask-WTF get here
+    return cast(str, generate_csrf())
 
 
 # What a link's path keeps as it is: RFC 3986's path characters. The rest ("\", "%",
@@ -832,10 +875,48 @@ def _shown_headers(allowed: Iterable[str], headers: Any) -> List[Tuple[str, str]
     items = headers.items() if isinstance(headers, dict) else headers or []
     given = [(str(name), str(value)) for name, value in items]
     names = {name.lower() for name, _ in given}
+    if names & _URL_HEADERS:  # their URLs are links, as the body's are
+        given = [(name, _linked_header(name, value)) for name, value in given]
     shown = [("Content-Type", "application/json"), ("Vary", "Accept")]
     if allowed:
         shown.insert(0, ("Allow", ", ".join(sorted(allowed))))
     return [(name, value) for name, value in shown if name.lower() not in names] + given
+
+
+_URL_HEADERS = frozenset(["location", "content-location", "link"])
+# A link target the page may link: http(s), or a reference without a scheme
+# ("javascript:" has one); no space, control character, quote or "\".
+_SAFE_TARGET = re.compile(r'(?:https?://|(?![A-Za-z][\w+.-]*:))[^\x00-\x20\x7f"<>\\]*\Z')
+_LINK_TARGET_RE = re.compile(r"<([^<>]*)>")  # RFC 8288: <target>; rel="next", ...
+_LINK_VALUE_RE = re.compile(r'<([^<>]*)>((?:[^,"<]|"[^"]*")*)')
+_REL_RE = re.compile(r';\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,"]+))', re.IGNORECASE)
+_REL_ORDER = {"first": 0, "prev": 1, "previous": 1, "next": 2, "last": 3}
+
+
+def _linked_header(name: str, value: str) -> str:
+    """A Location, Content-Location or Link header's value with its URLs as links."""
+    link = Markup('<a href="{0}">{0}</a>')
+    if name.lower() != "link":
+        return link.format(value) if _SAFE_TARGET.match(value) else value
+    parts = _LINK_TARGET_RE.split(value)  # text, target, text, target, ..., text
+    return Markup("").join(
+        Markup("&lt;{}&gt;").format(link.format(part) if _SAFE_TARGET.match(part) else part)
+        if index % 2 else part for index, part in enumerate(parts))
+
+
+def _relations(headers: Any) -> List[Tuple[str, str]]:
+    """(rel, target) for each relation in the response's Link headers: first, prev,
+    next and last in that order, then the others as given."""
+    items = headers.items() if isinstance(headers, dict) else headers
+    found = []
+    for name, value in items:
+        if str(name).lower() != "link":
+            continue
+        for target, params in _LINK_VALUE_RE.findall(str(value)):
+            rel = _REL_RE.search(params)
+            if rel and _SAFE_TARGET.match(target):
+                found += [(word, target) for word in (rel.group(1) or rel.group(2)).split()]
+    return sorted(found, key=lambda relation: _REL_ORDER.get(relation[0].lower(), 4))
 
 
 def _format_url(app: Flask, req: Request, url_format: str) -> Optional[str]:
@@ -881,9 +962,16 @@ def _routes(adapter: Any, path: str) -> bool:
 
 
 def _link_parts(text: str) -> List[Tuple[str, bool]]:
-    """Split text into (part, is_url) pairs; the template links only the URL parts."""
-    parts = _URL_RE.split(text)
-    return [(part, index % 2 == 1) for index, part in enumerate(parts) if part]
+    """Split text into (part, is_url) pairs, for templates that link the URLs themselves."""
+    return list(zip(_URL_RE.split(text), itertools.cycle((False, True))))
+
+
+def _linked_body(text: str) -> Markup:
+    """The body as HTML with its URLs as links: markupsafe escapes the text, then each
+    (escaped) URL is wrapped in a link, by C-level calls only (no Python per URL)."""
+    parts = _ESCAPED_URL_RE.split(str(escape(text)))  # text, URL, text, URL, ..., text
+    parts[1::2] = map('<a href="{0}">{0}</a>'.format, parts[1::2])
+    return Markup("".join(parts))
 
 
 # ---------------------------------------------------------------------------
@@ -1218,6 +1306,8 @@ def _apply_override(environ: Dict[str, Any]) -> bool:
     method = fields.get("_method", "").upper()
     if method not in _OVERRIDE_METHODS:
         return False
+    if fields.get("csrf_token") and "HTTP_X_CSRFTOKEN" not in environ:
+        environ["HTTP_X_CSRFTOKEN"] = fields["csrf_token"]  # Flask-WTF reads it there too
     content_type = fields.get("_content_type") or "application/json"
     content = fields.get("_content", "").encode("utf-8")
     if content_type.startswith("multipart/form-data"):
@@ -1514,40 +1604,386 @@ fieldset { border: 1px solid var(--line); border-radius: 8px; margin: 0; padding
 main { padding-bottom: 2rem; }
 .crumbs [aria-current] { color: var(--fg); font-weight: 600; text-decoration: none; }
 label { display: block; font-weight: 600; margin: .6rem 0 .25rem; }
+/* The tools the script adds: headers panel, query form, form tabs, curl */
+[hidden] { display: none !important; }
+input { font: inherit; color: inherit; background: var(--bg); border: 1px solid var(--line);
+  border-radius: 6px; padding: .3rem .5rem; max-width: 100%; }
+details { background: var(--panel); border: 1px solid var(--line); border-radius: 8px;
+  padding: .4rem .8rem; margin: .5rem 0; }
+summary { cursor: pointer; font-weight: 600; }
+.tools.active summary { color: var(--accent); }
+.tools ul { margin: .25rem 0; padding-left: 1.2rem; }
+.tools li { margin: .2rem 0; }
+.hint { color: var(--muted); margin: .3rem 0; }
+.bar label { margin: 0; }
+code, pre.curl { font: 14px/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+.tabs { display: flex; gap: .25rem; margin: .25rem 0 .5rem; }
+[role=tab][aria-selected=true] { border-color: var(--accent); color: var(--accent); }
+.field input:not([type=checkbox]), .field textarea { width: 100%; }
+.field.boolean label { display: inline-block; margin-right: .5rem; }
+textarea.json { min-height: 4.5rem; }
+pre.curl { user-select: all; }
 {% endblock %}</style>
 <script>{% block script %}
-document.addEventListener("submit", async function (event) {
-  const form = event.target;
-  if (!form.hasAttribute("data-api")) return;
-  event.preventDefault();
-  const fields = new FormData(form);
-  const button = event.submitter;
-  const method = button && button.name === "_method" ? button.value : fields.get("_method");
-  if (method === "DELETE" && !window.confirm("Delete this resource?")) return;
-  const init = {method: method, headers: {"Accept": "text/html"}};
-  const text = fields.get("_content"), type = fields.get("_content_type");
-  if (text !== null && method !== "DELETE" && method !== "OPTIONS") {
-    if (type === "multipart/form-data") {
-      init.body = new FormData();
-      for (const [key, value] of new URLSearchParams(text)) init.body.append(key, value);
-    } else {
-      init.body = text;
-      init.headers["Content-Type"] = type;
-    }
-  }
-  show(await fetch(window.location.href, init));
-});
+// ---- Requests: every one the page sends carries the panel's headers ----
+const HEADERS_KEY = "flask-api-headers";
+let lastRequest = null;  // what the page last sent, for "Copy as curl" of its response
+let headersOpen = false;  // the panel stays open across page swaps
+
+// The headers the user added, kept for this tab and origin: [[name, value], ...].
+function savedHeaders() {
+  try { return JSON.parse(sessionStorage.getItem(HEADERS_KEY)) || []; } catch (e) { return []; }
+}
+
+// Keep the headers (or forget them all, for an empty list) and redraw the panel.
+function saveHeaders(list) {
+  if (list.length) sessionStorage.setItem(HEADERS_KEY, JSON.stringify(list));
+  else sessionStorage.removeItem(HEADERS_KEY);
+}
+
+// The panel's headers as an object, plus the given ones.
+function panelHeaders(extra) {
+  const headers = {};
+  for (const [name, value] of savedHeaders()) headers[name] = value;
+  return Object.assign(headers, extra);
+}
+
+// Send a request as the page does: the panel's headers, the CSRF token, HTML wanted.
+function send(method, url, body, type) {
+  const headers = panelHeaders({"Accept": "text/html"});
+  const token = document.querySelector("input[name=csrf_token]");
+  if (token) headers["X-CSRFToken"] = token.value;
+  if (type && !(body instanceof FormData)) headers["Content-Type"] = type;
+  lastRequest = {method: method, url: url, body: body, type: type};
+  return fetch(url, {method: method, headers: headers, body: body});
+}
+
+// Show a response: an HTML page replaces this one's body, anything else goes in the panel.
 async function show(response) {
   const text = await response.text();
   if ((response.headers.get("Content-Type") || "").startsWith("text/html")) {
     const page = new DOMParser().parseFromString(text, "text/html");
     document.title = page.title;
     document.body.replaceWith(document.adoptNode(page.body));
+    enhance();
     return;
   }
   const lines = ["HTTP " + response.status + " " + response.statusText];
   response.headers.forEach(function (value, name) { lines.push(name + ": " + value); });
   document.querySelector("pre.response").textContent = lines.join("\\n") + "\\n\\n" + text;
+}
+
+// GET a URL of this site with the panel's headers; push it to the history unless going Back.
+async function navigate(url, push) {
+  const response = await send("GET", url);
+  if (push) history.pushState(null, "", url);
+  await show(response);
+}
+
+// With headers set, links of this site are followed with fetch, so the headers go along.
+document.addEventListener("click", function (event) {
+  const link = event.target.closest("a[href]");
+  if (!link || !savedHeaders().length || event.defaultPrevented || event.button !== 0 ||
+      event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  const url = new URL(link.href, window.location.href);
+  if (url.origin !== window.location.origin) return;
+  event.preventDefault();
+  navigate(url.href, true);
+});
+
+// Back and Forward: fetch the entry's page again, with the headers if any are set.
+window.addEventListener("popstate", function () {
+  if (savedHeaders().length) navigate(window.location.href, false);
+  else window.location.reload();
+});
+
+// The request form: the real method with fetch, its body from the active tab.
+document.addEventListener("submit", async function (event) {
+  const form = event.target;
+  if (!form.hasAttribute("data-api")) return;
+  event.preventDefault();
+  const button = event.submitter;
+  const method = button && button.name === "_method" ? button.value : form.elements._method.value;
+  if (method === "DELETE" && !window.confirm("Delete this resource?")) return;
+  const request = method === "DELETE" || method === "OPTIONS" ? {} : formRequest(form);
+  if (request === null) return;  // a field the user must fix first
+  show(await send(method, window.location.href, request.body, request.type));
+});
+
+// ---- The page's tools, built by the script (without it they would not work) ----
+
+// A small DOM builder: el("button", {type: "button"}, ["Copy"]).
+function el(tag, attributes, children) {
+  const node = document.createElement(tag);
+  for (const name in attributes || {}) node.setAttribute(name, attributes[name]);
+  for (const child of children || []) node.append(child);
+  return node;
+}
+
+// Build every tool into this page; again after each page swap.
+function enhance() {
+  headersPanel();
+  queryPanel();
+  formTabs();
+  curlButtons();
+}
+document.addEventListener("DOMContentLoaded", enhance);
+
+// The request headers panel: the active headers, a remove button each, add, clear all.
+function headersPanel() {
+  const section = document.getElementById("api-headers");
+  if (!section) return;
+  const list = savedHeaders();
+  const name = el("input", {id: "api-header-name", placeholder: "Authorization", required: ""});
+  const value = el("input", {id: "api-header-value", placeholder: "Bearer ..."});
+  const rows = list.map(function (pair, index) {
+    const remove = el("button", {type: "button", "aria-label": "Remove " + pair[0]}, ["Remove"]);
+    remove.addEventListener("click", function () { list.splice(index, 1); changeHeaders(list); });
+    return el("li", {}, [el("code", {}, [pair[0] + ": " + pair[1]]), " ", remove]);
+  });
+  const add = el("form", {class: "bar", "aria-label": "Add a request header"}, [
+    el("label", {for: "api-header-name"}, ["Header name"]), name,
+    el("label", {for: "api-header-value"}, ["Header value"]), value,
+    el("button", {}, ["Add header"])]);
+  add.addEventListener("submit", function (event) {
+    event.preventDefault();
+    changeHeaders(list.filter(function (pair) {
+      return pair[0].toLowerCase() !== name.value.trim().toLowerCase();
+    }).concat([[name.value.trim(), value.value]]));
+  });
+  const summary = list.length ? "Request headers: " + list.map(function (p) { return p[0]; })
+    .join(", ") : "Request headers";
+  const details = el("details", {}, [el("summary", {}, [summary]),
+    el("p", {class: "hint"}, [list.length ? "Sent with every request this page makes, links " +
+      "included; kept until this tab is closed." : "None set: add one to send it with every " +
+      "request this page makes."]),
+    el("ul", {"aria-label": "Active request headers"}, rows), add]);
+  if (list.length) {
+    const clear = el("button", {type: "button"}, ["Clear headers"]);
+    clear.addEventListener("click", function () { changeHeaders([]); });
+    details.append(clear);
+  }
+  details.open = headersOpen;
+  details.addEventListener("toggle", function () { headersOpen = details.open; });
+  section.replaceChildren(details);
+  section.hidden = false;
+  section.classList.toggle("active", list.length > 0);
+}
+
+// Store new headers, then fetch this page again with them.
+function changeHeaders(list) {
+  saveHeaders(list);
+  headersOpen = true;
+  navigate(window.location.href, false);
+}
+
+// The query form: this URL's parameters as rows to edit, add and remove; sent as a GET.
+function queryPanel() {
+  const section = document.getElementById("api-query");
+  if (!section) return;
+  const rows = el("div", {class: "rows"});
+  const params = Array.from(new URLSearchParams(window.location.search));
+  for (const [name, value] of params) rows.append(queryRow(name, value));
+  if (!params.length) rows.append(queryRow("", ""));
+  const add = el("button", {type: "button"}, ["Add parameter"]);
+  add.addEventListener("click", function () { rows.append(queryRow("", "")); });
+  const form = el("form", {"aria-label": "Query"}, [rows,
+    el("div", {class: "bar"}, [add, el("button", {}, ["Send GET"])])]);
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    const query = new URLSearchParams();
+    for (const row of rows.children) {
+      const [name, value] = row.querySelectorAll("input");
+      if (name.value) query.append(name.value, value.value);
+    }
+    const url = window.location.pathname + (String(query) ? "?" + query : "");
+    if (savedHeaders().length) navigate(url, true); else window.location.assign(url);
+  });
+  const details = el("details", {}, [
+    el("summary", {}, ["Query parameters" + (params.length ? " (" + params.length + ")" : "")]),
+    form]);
+  details.open = params.length > 0;
+  section.replaceChildren(details);
+  section.hidden = false;
+}
+
+// One query parameter: name, value and a button that removes the row.
+function queryRow(name, value) {
+  const remove = el("button", {type: "button"}, ["Remove"]);
+  const row = el("div", {class: "bar"}, [
+    el("input", {"aria-label": "Parameter name", value: name}),
+    el("input", {"aria-label": "Parameter value", value: value}), remove]);
+  remove.addEventListener("click", function () { row.remove(); });
+  return row;
+}
+
+// The response's data, read back from the panel's body.
+function pageData() {
+  const body = document.querySelector("pre.response .body");
+  try { return body ? JSON.parse(body.textContent) : undefined; } catch (e) { return undefined; }
+}
+
+// The form tab's fields: a dict's values, or blank ones for the keys a list's items share.
+function formFields() {
+  const data = pageData();
+  const isDict = function (v) { return v !== null && typeof v === "object" && !Array.isArray(v); };
+  if (isDict(data)) return {values: data, blank: false};
+  if (!Array.isArray(data) || !data.length || !data.every(isDict)) return null;
+  const values = {};
+  for (const key of Object.keys(data[0])) {
+    if (data.every(function (item) { return key in item; })) values[key] = data[0][key];
+  }
+  return {values: values, blank: true};
+}
+
+// The "HTML form" and "Raw" tabs of the request form; the form is the default if it has fields.
+function formTabs() {
+  const content = document.querySelector("form[data-api] textarea[name=_content]");
+  const fields = formFields();
+  if (!content || !fields || !Object.keys(fields.values).length) return;
+  const fieldset = content.closest("fieldset");
+  const raw = el("div", {id: "api-raw", role: "tabpanel", "aria-label": "Raw"},
+    Array.from(fieldset.children).filter(function (node) { return node.tagName !== "LEGEND" &&
+      !node.classList.contains("bar"); }));
+  const panel = el("div", {id: "api-fields", role: "tabpanel", "aria-label": "HTML form"},
+    Object.keys(fields.values).map(function (key, index) {
+      return formField(key, fields.values[key], index, fields.blank);
+    }));
+  const tabs = el("div", {class: "tabs", role: "tablist"}, [
+    el("button", {type: "button", role: "tab", "aria-controls": "api-fields"}, ["HTML form"]),
+    el("button", {type: "button", role: "tab", "aria-controls": "api-raw"}, ["Raw"])]);
+  tabs.addEventListener("click", function (event) {
+    const tab = event.target.closest("[role=tab]");
+    if (tab) selectTab(tabs, tab.getAttribute("aria-controls"));
+  });
+  fieldset.querySelector("legend").after(tabs, panel, raw);
+  selectTab(tabs, "api-fields");
+}
+
+// Show one tab's panel, hide the other's.
+function selectTab(tabs, id) {
+  for (const tab of tabs.children) {
+    const selected = tab.getAttribute("aria-controls") === id;
+    tab.setAttribute("aria-selected", String(selected));
+    document.getElementById(tab.getAttribute("aria-controls")).hidden = !selected;
+  }
+}
+
+// One labelled input for a value: checkbox, number, text; a JSON box for an object or array.
+function formField(key, value, index, blank) {
+  const id = "api-field-" + index;
+  const kind = value === null ? "null" : Array.isArray(value) ? "json" : typeof value;
+  let input;
+  if (kind === "object" || kind === "json") {
+    input = el("textarea", {id: id, class: "json", rows: "3"});
+    input.value = blank ? "" : JSON.stringify(value, null, 2);
+  } else if (kind === "boolean") {
+    input = el("input", {id: id, type: "checkbox"});
+    input.checked = !blank && value;
+  } else {
+    input = el("input", {id: id, type: kind === "number" ? "number" : "text", step: "any"});
+    input.value = blank || value === null ? "" : String(value);
+    if (kind === "null") input.placeholder = "null";
+  }
+  input.dataset.key = key;
+  input.dataset.kind = kind === "object" ? "json" : kind;
+  if (blank) input.dataset.blank = "";
+  return el("div", {class: "field " + input.dataset.kind}, [el("label", {for: id}, [key]), input]);
+}
+
+// The request the form would send: {body, type}, or null after reporting a bad field.
+function formRequest(form) {
+  const fields = document.getElementById("api-fields");
+  if (!fields || fields.hidden) {
+    const text = form.elements._content.value, type = form.elements._content_type.value;
+    if (type !== "multipart/form-data") return {body: text, type: type};
+    const body = new FormData();
+    for (const [key, value] of new URLSearchParams(text)) body.append(key, value);
+    return {body: body, type: type};
+  }
+  const data = {};
+  for (const input of fields.querySelectorAll("[data-key]")) {
+    const kind = input.dataset.kind, text = input.value;
+    if (kind === "boolean") { data[input.dataset.key] = input.checked; continue; }
+    if (text === "" && input.hasAttribute("data-blank")) continue;  // left out: the API's default
+    if (kind === "json") {
+      try { data[input.dataset.key] = JSON.parse(text); } catch (e) {
+        input.setCustomValidity("Not JSON: " + e.message);
+        input.reportValidity();
+        input.addEventListener("input", function () { input.setCustomValidity(""); }, {once: true});
+        return null;
+      }
+    } else if (kind === "number" || kind === "null") {
+      data[input.dataset.key] = text === "" ? null : kind === "number" ? Number(text) : text;
+    } else data[input.dataset.key] = text;
+  }
+  return {body: JSON.stringify(data), type: "application/json"};
+}
+
+// ---- Copy as curl ----
+
+// A word for a POSIX shell: in single quotes, each ' written as '\\''.
+function shellQuote(text) {
+  return "'" + String(text).split("'").join("'\\\\''") + "'";
+}
+
+// The curl command for a request: method, URL, the panel's headers, type and body.
+function curlCommand(method, url, body, type) {
+  const words = ["curl"];
+  if (method !== "GET") words.push("-X", method);
+  words.push(shellQuote(new URL(url, window.location.href).href));
+  const headers = panelHeaders({"Accept": "application/json"});
+  if (type && type !== "multipart/form-data") headers["Content-Type"] = type;
+  for (const name in headers) words.push("-H", shellQuote(name + ": " + headers[name]));
+  if (body instanceof FormData) {
+    for (const [key, value] of body) words.push("-F", shellQuote(key + "=" + value));
+  } else if (body) words.push("--data-binary", shellQuote(body));
+  return words.join(" ");
+}
+
+// A "Copy as curl" button: writes the command to the clipboard and shows it, selectable.
+function curlButton(command, place) {
+  const button = el("button", {type: "button", class: "copy"}, ["Copy as curl"]);
+  button.addEventListener("click", async function () {
+    const text = command();
+    if (text === null) return;
+    let shown = place.nextElementSibling;
+    if (!shown || !shown.classList.contains("curl")) {
+      shown = el("pre", {class: "curl", tabindex: "0", "aria-label": "curl command"});
+      place.after(shown);
+    }
+    shown.textContent = text;
+    try { await navigator.clipboard.writeText(text); button.textContent = "Copied"; } catch (e) {
+      window.getSelection().selectAllChildren(shown);  // the user copies it from there
+    }
+  });
+  return button;
+}
+
+// One button for the response shown, one for the request the form is about to send.
+function curlButtons() {
+  const section = document.getElementById("api-curl");
+  if (section) {
+    section.replaceChildren(curlButton(responseCurl, section));
+    section.hidden = false;
+  }
+  const bar = document.querySelector("form[data-api] fieldset > .bar");
+  const form = bar && bar.closest("form");
+  if (!bar) return;
+  bar.append(curlButton(function () {
+    const method = (form.querySelector("button[name=_method]") || {}).value || "POST";
+    const request = formRequest(form);
+    return request && curlCommand(method, window.location.href, request.body, request.type);
+  }, bar));
+}
+
+// The request behind the response shown: its method and URL, with the body the page sent.
+function responseCurl() {
+  const key = document.querySelector("pre.response .key");
+  const line = key ? key.textContent : "GET " + window.location.href;
+  const method = line.split(" ", 1)[0], url = line.slice(method.length + 1);
+  const sent = lastRequest && lastRequest.method === method ? lastRequest : {};
+  return curlCommand(method, url, sent.body, sent.type);
 }
 {% endblock %}</script>
 </head>
@@ -1566,6 +2002,9 @@ async function show(response) {
 {% if description_html %}<div class="description">{{ description_html }}</div>
 {% elif description %}<pre class="description">{{ description }}</pre>{% endif %}
 
+{#- Filled by the script: request headers for every request it sends -#}
+<section id="api-headers" class="tools" aria-label="Request headers" hidden></section>
+
 <div class="bar" aria-label="Requests">
   {% if "GET" in allowed %}
   <a class="button" href="{{ path }}">GET</a>
@@ -1573,21 +2012,33 @@ async function show(response) {
   {% endif %}
   {% for verb in ("OPTIONS", "DELETE") if verb in allowed %}
   <form method="post" data-api><input type="hidden" name="_method" value="{{ verb }}">
+    {%- if csrf_token %}<input type="hidden" name="csrf_token" value="{{ csrf_token }}">{% endif %}
     <button{% if verb == "DELETE" %} class="danger"{% endif %}>{{ verb }}</button></form>
   {% endfor %}
 </div>
+
+{#- Filled by the script: this URL's query parameters, to edit and send as a GET -#}
+<section id="api-query" class="tools" aria-label="Query parameters" hidden></section>
+
+{#- The response's Link header relations (RFC 8288), as buttons -#}
+{% if links %}<div class="bar" role="navigation" aria-label="Links">
+  {%- for rel, href in links %}
+  <a class="button" rel="{{ rel }}" href="{{ href }}">{{ rel }}</a>
+  {%- endfor %}
+</div>{% endif %}
 
 <pre class="response"><span class="key">{{ method }} {{ path }}</span>
 
 <span class="status{% if not status_ok %} error{% endif %}">HTTP {{ status_line }}</span>
 {% for name, value in headers %}<span class="key">{{ name }}:</span> {{ value }}
 {% endfor %}
-{% for part, is_url in body -%}
-{% if is_url %}<a href="{{ part }}">{{ part }}</a>{% else %}{{ part }}{% endif %}
-{%- endfor %}</pre>
+<span class="body">{{ body_html }}</span></pre>
+{#- Filled by the script: "Copy as curl" for the request behind this response -#}
+<div id="api-curl" class="bar" hidden></div>
 
 {% if "POST" in allowed or "PUT" in allowed or "PATCH" in allowed %}
 <form method="post" data-api>
+{%- if csrf_token %}<input type="hidden" name="csrf_token" value="{{ csrf_token }}">{% endif %}
 <fieldset><legend>Send a request</legend>
   <label for="api-media-type">Media type</label>
   <select id="api-media-type" name="_content_type">

@@ -1575,6 +1575,11 @@ def _api(base_url, path, method="GET", data=None):
         return error.code, json.loads(error.read() or "null")
 
 
+def _raw_tab(tab):
+    """Switch the request form to its raw content box (the HTML form is the default)."""
+    tab.get_by_role("tab", name="Raw").click()
+
+
 def test_browser_follows_note_link_from_list_to_detail(tab, notes_site):
     tab.goto("/")
     _expect(tab.locator("h1")).to_have_text("Notes List")
@@ -1600,6 +1605,7 @@ def test_browser_options_button_shows_what_the_view_accepts(tab):
 ])
 def test_browser_put_from_page_form_updates_note(tab, notes_site, media_type, content):
     tab.goto("/1/")
+    _raw_tab(tab)
     tab.get_by_label("Media type").select_option(media_type)
     tab.get_by_label("Content").fill(content)
     tab.get_by_role("button", name="PUT").click()
@@ -1611,6 +1617,7 @@ def test_browser_put_from_page_form_updates_note(tab, notes_site, media_type, co
 
 def test_browser_post_from_list_page_creates_note(tab, notes_site):
     tab.goto("/")
+    _raw_tab(tab)
     tab.get_by_label("Content").fill('{"text": "water the plants"}')
     tab.get_by_role("button", name="POST").click()
     panel = tab.locator("pre.response")
@@ -1669,6 +1676,7 @@ def test_browser_stored_xss_payloads_do_not_run(tab, notes_site):
         assert json.loads(tab.get_by_label("Content").input_value())["text"] == text
         assert tab.evaluate("typeof window.__xss") == "undefined"
     # all of them at once, through the page's own fetch-and-swap path
+    _raw_tab(tab)
     tab.get_by_label("Content").fill(json.dumps({"text": " ".join(XSS_PAYLOADS)}))
     tab.get_by_role("button", name="PUT").click()
     _expect(tab.locator("pre.response")).to_contain_text("PUT /6/")
@@ -2923,7 +2931,7 @@ def test_format_override_turned_off_ignores_format_and_drops_the_json_link(app, 
 def test_page_may_not_be_framed_by_other_sites_but_json_is_untouched(notes_client):
     page = notes_client.get("/1/", headers={"Accept": "text/html"})
     assert page.headers["X-Frame-Options"] == "SAMEORIGIN"
-    assert page.headers["Content-Security-Policy"] == "frame-ancestors 'self'"
+    assert "; frame-ancestors 'self'" in page.headers["Content-Security-Policy"]
     as_json = notes_client.get("/1/")
     assert "X-Frame-Options" not in as_json.headers
     assert "Content-Security-Policy" not in as_json.headers
@@ -3032,6 +3040,329 @@ def test_page_shows_each_header_once_when_the_response_sets_it_too(notes_client)
     page = notes_client.open("/1/", method="OPTIONS", headers={"Accept": "text/html"})
     assert page.status_code == 200 and page.mimetype == "text/html"
     assert page.get_data(as_text=True).count("Allow:</span>") == 1
+
+
+# ---------------------------------------------------------------------------
+# Page tools: request headers, form tab, query form, Link buttons, curl, CSP, CSRF
+# ---------------------------------------------------------------------------
+
+def _inline_hashes(html, tag):
+    """The CSP source for each inline <script> or <style> of a page, as a browser hashes it."""
+    import base64
+    import hashlib
+    return ["'sha256-{}'".format(base64.b64encode(hashlib.sha256(text.encode()).digest())
+                                 .decode()) for text in re.findall(
+        r"<{0}>(.*?)</{0}>".format(tag), html, re.DOTALL)]
+
+
+def _csp(response):
+    """The Content-Security-Policy header as {directive: [sources]}."""
+    return {name: sources for name, *sources in (
+        part.split() for part in response.headers["Content-Security-Policy"].split(";"))}
+
+
+def test_page_csp_allows_nothing_but_its_own_inline_script_and_style(notes_client):
+    page = notes_client.get("/1/", headers={"Accept": BROWSER_ACCEPT})
+    html = page.get_data(as_text=True)
+    assert _csp(page) == {
+        "default-src": ["'none'"], "script-src": _inline_hashes(html, "script"),
+        "style-src": _inline_hashes(html, "style"), "connect-src": ["'self'"],
+        "img-src": ["'self'", "data:"], "form-action": ["'self'"], "base-uri": ["'none'"],
+        "frame-ancestors": ["'self'"]}
+    assert len(_csp(page)["script-src"]) == 1
+    again = notes_client.get("/", headers={"Accept": BROWSER_ACCEPT})
+    assert _csp(again) == _csp(page)  # static blocks: one hash for every page
+
+
+def test_custom_template_gets_the_hash_of_its_own_script():
+    class Branded(BrowsableAPIRenderer):
+        template = ("{% extends base %}{% block script %}{{ super() }}"
+                    "console.log('acme');{% endblock %}")
+    app = FlaskAPI(__name__)
+    app.config["DEFAULT_RENDERERS"] = [Branded]
+    app.add_url_rule("/", "home", lambda: {"ok": True})
+    page = app.test_client().get("/", headers={"Accept": BROWSER_ACCEPT})
+    html = page.get_data(as_text=True)
+    assert "console.log('acme');" in html
+    assert _csp(page)["script-src"] == _inline_hashes(html, "script")
+    plain = FlaskAPI(__name__)
+    plain.add_url_rule("/", "home", lambda: {"ok": True})
+    assert _csp(plain.test_client().get("/", headers={"Accept": BROWSER_ACCEPT})
+                )["script-src"] != _csp(page)["script-src"]
+
+
+def test_page_links_urls_of_location_and_link_headers_and_shows_relations(app, client):
+    @app.route("/things/")
+    def things():
+        return [], 200, [
+            ("Location", "/things/7/"), ("Content-Location", "javascript:alert(1)"),
+            ("Link", '</things/?page=3>; rel="next", <https://api.test/things/?page=9>; '
+                     'rel=last, </things/?page=1>; rel="prev first", <javascript:x>; rel="up"')]
+    page = _browse(client, "/things/")
+    _assert_inert(page)
+    links = [(a.text, a.attrs["href"]) for a in page.find("a", within=page.one(
+        "pre", class_="response"))]
+    assert links == [("/things/7/", "/things/7/"), ("/things/?page=3", "/things/?page=3"),
+                     ("https://api.test/things/?page=9", "https://api.test/things/?page=9"),
+                     ("/things/?page=1", "/things/?page=1")]
+    assert "Content-Location: javascript:alert(1)" in page.response_text
+    assert "<javascript:x>; rel=\"up\"" in page.response_text
+    relations = page.one("div", role="navigation")
+    assert [(a.attrs["rel"], a.attrs["href"]) for a in page.find("a", within=relations)] == [
+        ("first", "/things/?page=1"), ("prev", "/things/?page=1"), ("next", "/things/?page=3"),
+        ("last", "https://api.test/things/?page=9")]
+
+
+def _csrf_notes_app():
+    """The notes app behind Flask-WTF's CSRFProtect."""
+    csrf = pytest.importorskip("flask_wtf.csrf")
+    app = notes_app.create_app()
+    app.config["SECRET_KEY"] = "test only"
+    csrf.CSRFProtect(app)
+    return app
+
+
+def test_page_of_csrf_protected_app_carries_the_token_in_each_form():
+    client = _csrf_notes_app().test_client()
+    page = _browse(client, "/1/")
+    tokens = {field.attrs["value"] for field in page.find("input", name="csrf_token")}
+    assert len(page.find("form")) == len(page.find("input", name="csrf_token")) == 3
+    assert len(tokens) == 1 and len(tokens.pop()) > 20
+    assert not _browse(notes_app.create_app().test_client(), "/1/").find(
+        "input", name="csrf_token")
+
+
+def test_no_js_override_keeps_the_csrf_token_and_a_write_without_it_is_refused():
+    client = _csrf_notes_app().test_client()
+    token = _browse(client, "/1/").find("input", name="csrf_token")[0].attrs["value"]
+    form = {"_method": "PUT", "_content": '{"text": "guarded"}',
+            "_content_type": "application/json"}
+    refused = client.post("/1/", data=form, headers={"Accept": BROWSER_ACCEPT})
+    assert refused.status_code == 400 and _note_text(client, 1) == "build the codez"
+    done = client.post("/1/", data=dict(form, csrf_token=token),
+                       headers={"Accept": BROWSER_ACCEPT})
+    assert done.status_code == 200 and _note_text(client, 1) == "guarded"
+
+
+# In a real browser
+
+def _guarded_app():
+    """/, /things/ and /things/<n>/, each a 401 without ``Authorization: Bearer s3cret``."""
+    app = FlaskAPI(__name__)
+
+    @app.before_request
+    def need_token():
+        if request.headers.get("Authorization") != "Bearer s3cret":
+            raise flask_api.NotAuthenticated()
+
+    @app.route("/")
+    def guarded_root():
+        return {"things": url_for("guarded_things", _external=True)}
+
+    @app.route("/things/")
+    def guarded_things():
+        return [url_for("guarded_thing", key=key, _external=True) for key in (1, 2)]
+
+    @app.route("/things/<int:key>/")
+    def guarded_thing(key):
+        return {"key": key}
+    return app
+
+
+def _add_header(tab, name, value):
+    tab.locator("#api-headers summary").click()
+    tab.get_by_label("Header name").fill(name)
+    tab.get_by_label("Header value").fill(value)
+    tab.get_by_role("button", name="Add header").click()
+
+
+def test_browser_headers_panel_sends_a_token_on_every_link_and_back_forward(
+        tab, live_site):
+    site = live_site.serve(_guarded_app())
+    tab.goto(site + "/")
+    response = tab.locator("pre.response")
+    _expect(response).to_contain_text("HTTP 401")
+    _add_header(tab, "Authorization", "Bearer s3cret")
+    _expect(response).to_contain_text("HTTP 200 OK")
+    _expect(tab.locator("#api-headers summary")).to_have_text("Request headers: Authorization")
+    tab.get_by_role("link", name=site + "/things/").click()
+    _expect(tab.locator("h1")).to_have_text("Guarded Things")
+    assert tab.url == site + "/things/"
+    tab.get_by_role("link", name=site + "/things/2/").click()
+    _expect(response).to_contain_text('"key": 2')
+    tab.get_by_role("link", name="things").click()  # a breadcrumb
+    _expect(tab.locator("h1")).to_have_text("Guarded Things")
+    tab.go_back()
+    _expect(response).to_contain_text('"key": 2')
+    assert tab.url == site + "/things/2/"
+    tab.go_back()
+    tab.go_back()
+    _expect(tab.locator("h1")).to_have_text("Guarded Root")
+    tab.go_forward()
+    _expect(tab.locator("h1")).to_have_text("Guarded Things")
+    _expect(response).to_contain_text("HTTP 200 OK")
+    tab.get_by_role("button", name="Clear headers").click()
+    _expect(response).to_contain_text("HTTP 401")
+    _expect(tab.locator("#api-headers summary")).to_have_text("Request headers")
+    assert tab.evaluate("sessionStorage.length") == 0
+
+
+def _things_app():
+    """/thing/: one JSON object, replaced by PUT and merged by PATCH; /items/?page=&size=:
+    a paginated list with Link headers."""
+    app = FlaskAPI(__name__)
+    store = {"thing": {"name": "lamp", "count": 2, "price": 9.5, "lit": False, "note": None,
+                       "tags": ["old"], "size": {"w": 1}}}
+
+    @app.route("/thing/", methods=["GET", "PUT", "PATCH"])
+    def thing():
+        if request.method == "PUT":
+            store["thing"] = request.data
+        elif request.method == "PATCH":
+            store["thing"].update(request.data)
+        return store["thing"]
+
+    @app.route("/items/")
+    def items():
+        page, size = int(request.args.get("page", 1)), int(request.args.get("size", 2))
+        keys = list(range((page - 1) * size, page * size))
+        link = '</items/?page={}&size={}>; rel="next"'.format(page + 1, size)
+        return {"page": page, "keys": keys}, 200, {"Link": link}
+    app.config["things"] = store
+    return app
+
+
+def test_browser_form_tab_sends_a_put_that_keeps_each_value_type(tab, live_site):
+    app = _things_app()
+    site = live_site.serve(app)
+    tab.goto(site + "/thing/")
+    _expect(tab.get_by_role("tab", name="HTML form")).to_have_attribute("aria-selected", "true")
+    _expect(tab.get_by_label("Content")).to_be_hidden()
+    _expect(tab.get_by_label("price", exact=True)).to_have_value("9.5")
+    _expect(tab.get_by_label("note", exact=True)).to_have_value("")
+    tab.get_by_label("name", exact=True).fill("desk")
+    tab.get_by_label("count", exact=True).fill("7")
+    tab.get_by_label("lit", exact=True).check()
+    tab.get_by_label("tags", exact=True).fill('["a", 1]')
+    tab.get_by_role("button", name="PUT").click()
+    _expect(tab.locator("pre.response")).to_contain_text("PUT /thing/")
+    assert app.config["things"]["thing"] == {
+        "name": "desk", "count": 7, "price": 9.5, "lit": True, "note": None,
+        "tags": ["a", 1], "size": {"w": 1}}
+    # a JSON box that is not JSON is reported, and nothing is sent
+    tab.get_by_label("size", exact=True).fill("{w: 2")
+    tab.get_by_role("button", name="PATCH").click()
+    message = tab.get_by_label("size", exact=True).evaluate("box => box.validationMessage")
+    assert message.startswith("Not JSON")
+    assert app.config["things"]["thing"]["size"] == {"w": 1}
+
+
+def test_browser_raw_tab_stays_the_default_for_data_without_fields(tab, live_site):
+    site = live_site.serve(notes_app.create_app(notes={}))
+    tab.goto(site + "/")  # an empty list: no fields to offer
+    _expect(tab.locator("pre.response")).to_contain_text("[]")
+    assert tab.get_by_role("tab").count() == 0
+    tab.get_by_label("Content").fill('{"text": "first"}')
+    tab.get_by_role("button", name="POST").click()
+    _expect(tab.locator("pre.response")).to_contain_text("HTTP 201 Created")
+    # the list now has items: its form tab offers their fields, blank
+    tab.goto(site + "/")
+    _expect(tab.get_by_label("text", exact=True)).to_have_value("")
+    tab.get_by_label("text", exact=True).fill("second")
+    tab.get_by_role("button", name="POST").click()
+    _expect(tab.locator("pre.response")).to_contain_text("HTTP 201 Created")
+    assert _api(site, "/1/")[1]["text"] == "second"  # its blank url field was left out
+
+
+def test_browser_query_form_edits_parameters_and_link_next_is_followed(tab, live_site):
+    site = live_site.serve(_things_app())
+    tab.goto(site + "/items/?page=1&size=2")
+    _expect(tab.locator("pre.response")).to_contain_text('"keys": [\n        0,\n        1')
+    values = tab.get_by_label("Parameter value")
+    values.nth(1).fill("3")
+    tab.get_by_role("button", name="Add parameter").click()
+    tab.get_by_label("Parameter name").nth(2).fill("extra")
+    tab.get_by_label("Parameter value").nth(2).fill("x y")
+    tab.get_by_role("button", name="Send GET").click()
+    tab.wait_for_url(site + "/items/?page=1&size=3&extra=x+y")
+    tab.get_by_role("button", name="Remove").nth(2).click()
+    tab.get_by_role("button", name="Send GET").click()
+    tab.wait_for_url(site + "/items/?page=1&size=3")
+    header_link = tab.locator("pre.response a", has_text="/items/?page=2&size=3")
+    _expect(header_link).to_have_attribute("href", "/items/?page=2&size=3")
+    tab.locator("a[rel=next]").click()
+    tab.wait_for_url(site + "/items/?page=2&size=3")
+    _expect(tab.locator("pre.response")).to_contain_text('"page": 2')
+
+
+def test_browser_copied_curl_commands_run_against_the_live_server(tab, notes_site):
+    if not shutil.which("curl"):
+        pytest.skip("needs curl")
+    tab.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=notes_site)
+    tab.goto("/1/")
+    _add_header(tab, "X-Note", "it's $HOME")
+    text = "it's \"quoted\", $HOME `id` \\ ;"
+    tab.get_by_label("text", exact=True).fill(text)
+    tab.locator("form[data-api]").get_by_role("button", name="Copy as curl").click()
+    command = tab.evaluate("navigator.clipboard.readText()")
+    _expect(tab.locator("form[data-api] pre.curl")).to_have_text(command)
+    assert command.startswith("curl -X PUT ") and "'X-Note: it'\\''s $HOME'" in command
+    assert _api(notes_site, "/1/")[1]["text"] == "build the codez"  # copied, not sent
+    run = subprocess.run(["sh", "-c", command], stdout=subprocess.PIPE, timeout=20)
+    assert json.loads(run.stdout)["text"] == text
+    assert _api(notes_site, "/1/")[1]["text"] == text
+    tab.locator("#api-curl").get_by_role("button", name="Copy as curl").click()
+    command = tab.evaluate("navigator.clipboard.readText()")
+    assert command.startswith("curl '" + notes_site + "/1/'")
+    run = subprocess.run(["sh", "-c", command], stdout=subprocess.PIPE, timeout=20)
+    assert json.loads(run.stdout) == _api(notes_site, "/1/")[1]
+
+
+def test_browser_page_runs_under_its_csp_and_an_injected_script_is_blocked(tab, notes_site):
+    tab.add_init_script("window.__violations = []; document.addEventListener("
+                        "'securitypolicyviolation', e => window.__violations.push("
+                        "e.violatedDirective + ' ' + e.blockedURI))")
+    tab.goto("/1/")
+    _add_header(tab, "X-Test", "1")  # the panel, a fetch and a page swap
+    _expect(tab.locator("#api-headers summary")).to_have_text("Request headers: X-Test")
+    tab.get_by_role("tab", name="Raw").click()
+    tab.get_by_role("tab", name="HTML form").click()
+    tab.locator("#api-curl").get_by_role("button", name="Copy as curl").click()
+    _expect(tab.locator("#api-curl + pre.curl")).to_contain_text("curl ")
+    tab.get_by_role("button", name="OPTIONS").click()
+    _expect(tab.locator("pre.response")).to_contain_text("OPTIONS /1/")
+    assert tab.evaluate("window.__violations") == []
+    tab.evaluate("""() => { const s = document.createElement('script');
+        s.textContent = 'window.__injected = 1'; document.body.append(s); }""")
+    tab.wait_for_function("window.__violations.length > 0")
+    assert tab.evaluate("typeof window.__injected") == "undefined"
+    assert tab.evaluate("window.__violations")[0].startswith("script-src")
+
+
+def test_browser_writes_to_a_csrf_protected_app_with_and_without_javascript(
+        chromium, live_site):
+    site = live_site.serve(_csrf_notes_app())
+    tab = _new_tab(chromium, site)
+    try:
+        tab.goto("/1/")
+        tab.get_by_label("text", exact=True).fill("with script")
+        tab.get_by_role("button", name="PUT").click()
+        _expect(tab.locator("pre.response")).to_contain_text("HTTP 200 OK")
+        assert _api(site, "/1/")[1]["text"] == "with script"
+        refused = tab.evaluate("""fetch('/1/', {method: 'PUT', body: '{"text": "x"}',
+            headers: {'Content-Type': 'application/json'}}).then(r => r.status)""")
+        assert refused == 400 and _api(site, "/1/")[1]["text"] == "with script"
+    finally:
+        tab.context.close()
+    tab = _new_tab(chromium, site, java_script_enabled=False)
+    try:
+        tab.goto("/1/")
+        tab.get_by_label("Content").fill('{"text": "without script"}')
+        tab.get_by_role("button", name="PUT").click()
+        _expect(tab.locator("pre.response")).to_contain_text("HTTP 200 OK")
+    finally:
+        tab.context.close()
+    assert _api(site, "/1/")[1]["text"] == "without script"
 
 
 # ---------------------------------------------------------------------------

@@ -1,4 +1,7 @@
-"""Screenshots of the browsable page for the README: docs/list.png and docs/detail.png.
+"""Screenshots of the browsable page for the README, into docs/:
+
+list.png and detail.png (light), dark.png, phone.png (a phone's width), headers.png
+(the request headers panel in use) and form.png (the HTML form tab).
 
     .venv/bin/python docs/screenshots.py      # from the repository root, Chromium installed
 """
@@ -16,14 +19,42 @@ out = sys.argv[1] if len(sys.argv) > 1 else "docs"
 server = make_server("127.0.0.1", 0, notes_app.create_app(), threaded=True)
 threading.Thread(target=server.serve_forever, daemon=True).start()
 base = "http://127.0.0.1:{}".format(server.server_port)
+
+
+def shot(browser, name, path, scheme="light", width=1100, height=700, full_page=True,
+         then=None):
+    page = browser.new_page(viewport={"width": width, "height": height}, color_scheme=scheme,
+                            device_scale_factor=1)
+    page.goto(base + path)
+    if then:
+        then(page)
+    page.screenshot(path=os.path.join(out, name + ".png"), full_page=full_page)
+    page.close()
+
+
+def with_headers(page):
+    page.locator("#api-headers summary").click()
+    page.get_by_label("Header name").fill("Authorization")
+    page.get_by_label("Header value").fill("Bearer 3f6c1d")
+    page.get_by_role("button", name="Add header").click()
+    page.get_by_text("Request headers: Authorization").wait_for()
+
+
+def with_curl(page):
+    page.get_by_label("text", exact=True).fill("paint the door red")
+    page.locator("form[data-api]").get_by_role("button", name="Copy as curl").click()
+    page.locator("form[data-api] pre.curl").wait_for()
+
+
 with sync_playwright() as p:
     chromium = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
     browser = p.chromium.launch(executable_path=chromium,
                                 args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
-    page = browser.new_page(viewport={"width": 1100, "height": 700}, color_scheme="light",
-                            device_scale_factor=1)
-    for name, path in [("list", "/"), ("detail", "/1/")]:
-        page.goto(base + path)
-        page.screenshot(path=os.path.join(out, name + ".png"), full_page=True)
+    shot(browser, "list", "/")
+    shot(browser, "detail", "/1/")
+    shot(browser, "dark", "/?page=1", scheme="dark")
+    shot(browser, "phone", "/1/", width=390, height=844)
+    shot(browser, "headers", "/2/", then=with_headers)
+    shot(browser, "form", "/2/", then=with_curl)
     browser.close()
 server.shutdown()
