@@ -1203,12 +1203,16 @@ def _wants_index() -> bool:
             and _current_app.config.get("BROWSABLE_API_INDEX", True))
 
 
+_INDEX_DOC = "The routes of this app; those without arguments are links."
+
+
 def _index_page(renderer: BrowsableAPIRenderer, media_type: MediaType) -> Response:
     """The page listing the app's routes, each a link where it takes no arguments."""
     app, req = _current_app._get_current_object(), _request._get_current_object()
     context = renderer.get_context(_route_index(app, req), HTTP_200_OK, [])
-    context.update(title="Routes", description="The routes of this app.",
-                   description_html=None, json_url=None)
+    # An index has no JSON counterpart: no Content-Type to show, no "View as JSON".
+    context.update(title="Routes", description=_INDEX_DOC, description_html=Markup(
+        "<p>{}</p>").format(_INDEX_DOC), headers=[("Vary", "Accept")], json_url=None)
     body = renderer.get_template().render(context)
     response = app.response_class(_page_bytes(body), content_type=renderer.content_type)
     response.headers.add("Vary", "Accept")

@@ -4259,3 +4259,70 @@ def test_index_is_not_shown_where_the_app_routes_the_root_or_for_other_methods()
     client = _plain_things().test_client()
     assert _browse(client, "/", method="POST").status_code == 404
     assert _browse(client, "/things", method="GET").status_code in (308, 301)
+
+
+# ---------------------------------------------------------------------------
+# Any Flask app in a real browser: each library's API, served live to Chromium
+# ---------------------------------------------------------------------------
+
+@pytest.fixture(params=sorted(THING_APPS))
+def things_site(request, live_site):
+    """The base URL of a live things API built with each library, with BrowsableAPI."""
+    return live_site.serve(THING_APPS[request.param]())
+
+
+@pytest.fixture
+def things_tab(chromium, things_site):
+    tab = _new_tab(chromium, things_site)
+    yield tab
+    tab.context.close()
+
+
+def test_browser_follows_a_link_and_writes_from_the_form_on_each_librarys_page(
+        things_tab, things_site):
+    tab = things_tab
+    tab.goto("/things/")
+    _expect(tab.locator("h1")).to_have_text("Thing List")
+    _expect(tab.locator("pre.response")).to_contain_text('"name": "teapot"')
+    tab.get_by_role("link", name=things_site + "/things/1").click()
+    tab.wait_for_url(things_site + "/things/1")
+    _expect(tab.locator("h1")).to_have_text("Thing Detail")
+    tab.get_by_label("Content").fill('{"name": "copper kettle"}')
+    tab.get_by_role("button", name="PUT").click()
+    panel = tab.locator("pre.response")
+    _expect(panel).to_contain_text("PUT /things/1")
+    _expect(panel).to_contain_text('"name": "copper kettle"')
+    assert _api(things_site, "/things/1")[1]["name"] == "copper kettle"
+
+
+def test_browser_view_as_json_shows_each_librarys_raw_json(things_tab, things_site):
+    things_tab.goto("/things/2")
+    things_tab.get_by_role("link", name="View as JSON").click()
+    things_tab.wait_for_url(things_site + "/things/2?format=json")
+    shown = json.loads(things_tab.locator("body").inner_text())
+    assert shown == _api(things_site, "/things/2")[1]
+
+
+def test_browser_index_at_the_root_links_to_each_librarys_routes(things_tab, things_site):
+    things_tab.goto("/")
+    _expect(things_tab.locator("h1")).to_have_text("Routes")
+    _expect(things_tab.locator("pre.response")).to_contain_text('"rule": "/things/<int:key>"')
+    things_tab.get_by_role("link", name=things_site + "/things/").click()
+    things_tab.wait_for_url(things_site + "/things/")
+    _expect(things_tab.locator("h1")).to_have_text("Thing List")
+    api_client = urllib.request.Request(things_site + "/", headers={"Accept": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as error:
+        urllib.request.urlopen(api_client, timeout=10)
+    assert error.value.code == 404
+
+
+def test_browser_without_javascript_puts_from_each_librarys_page(chromium, things_site):
+    tab = _new_tab(chromium, things_site, java_script_enabled=False)
+    try:
+        tab.goto("/things/1")
+        tab.get_by_label("Content").fill('{"name": "offline kettle"}')
+        tab.get_by_role("button", name="PUT").click()
+        _expect(tab.locator("pre.response")).to_contain_text('"name": "offline kettle"')
+    finally:
+        tab.context.close()
+    assert _api(things_site, "/things/1")[1]["name"] == "offline kettle"
