@@ -1261,8 +1261,7 @@ class _Middleware:
         self.guard_reads = guard_reads  # False: request bodies read as the app reads them
 
     def __call__(self, environ: Dict[str, Any], start_response: Any) -> Any:
-        # chunked, whatever Content-Length says
-        if "HTTP_TRANSFER_ENCODING" in environ and self.guard_reads:
+        if "HTTP_TRANSFER_ENCODING" in environ and self.guard_reads:  # chunked, even with a length
             environ["wsgi.input"] = _ReadGuard(environ["wsgi.input"])
         if (environ.get("REQUEST_METHOD") == "POST" and _same_origin(environ) and
                 environ.get("CONTENT_TYPE", "").startswith("application/x-www-form-urlencoded")
@@ -1545,8 +1544,9 @@ class _PageRequest(threading.local):
     """What the request this thread is serving negotiated, if it asked for the page.
 
     The middleware sets it before Flask has the request, where the WSGI environ is at
-    hand; the after_request hook reads it. A look through Flask's request proxy instead
-    would cost a JSON client about a third as much again as the hook itself.
+    hand; the after_request hook reads it. A look through Flask's request proxy in the
+    hook instead costs about 0.7 µs, 1% of a small bare Flask request, and the JSON
+    clients of an app with `BrowsableAPI` should pay as close to nothing as can be.
     """
 
     negotiated = None  # type: Optional[Tuple[BrowsableAPIRenderer, MediaType]]
