@@ -28,8 +28,12 @@ timings of a shared machine hide; it misses time spent in C, so it does not repl
 Peak memory for the 1,000-note list runs each app in a subprocess of its own
 (``--memory flaskapi`` / ``--memory flask``), so neither pays for the other's imports.
 
+The last rows measure the bare Flask app again, with ``BrowsableAPI(app)`` added,
+against itself without it: what the page on any Flask app costs its JSON clients.
+
 Targets (a report, not an assertion; the exit status is 0 either way): every JSON
-scenario within 1.05x bare Flask, the HTML page within 2x the JSON list.
+scenario within 1.05x bare Flask, the HTML page within 2x the JSON list, and
+``BrowsableAPI`` within 1.02x for JSON clients.
 """
 
 import argparse
@@ -63,6 +67,7 @@ MAX_KEY_DIGITS = 18  # notes_app's
 KEY_PATTERN = re.compile(r"[0-9]{1,%d}" % MAX_KEY_DIGITS)  # notes_app's
 BIG = 1000  # notes in the large-list scenario
 JSON_TARGET = 1.05
+BROWSABLE_TARGET = 1.02  # BrowsableAPI on a plain Flask app, for its JSON clients
 HTML_TARGET = 2.0
 
 
@@ -109,6 +114,14 @@ def flaskapi_app(count: Optional[int] = None) -> Flask:
     """The reference notes API (imported here so the bare-Flask process stays bare)."""
     import notes_app
     return notes_app.create_app(_notes(count))
+
+
+def browsable_app(count: Optional[int] = None) -> Flask:
+    """The bare-Flask twin with ``BrowsableAPI(app)``: what the page costs an API client."""
+    from flask_api import BrowsableAPI
+    app = flask_app(count)
+    BrowsableAPI(app)
+    return app
 
 
 def flask_app(count: Optional[int] = None) -> Flask:
@@ -226,6 +239,7 @@ class Scenario(NamedTuple):
     target: float
     status: str  # expected status line, checked before timing
     big: bool = False  # uses the 1,000-note apps
+    app: str = "flaskapi"  # the app measured: "flaskapi", or "browsable" (bare + BrowsableAPI)
 
 
 def scenarios() -> List[Scenario]:
@@ -249,6 +263,10 @@ def scenarios() -> List[Scenario]:
         Scenario("list (1,000 notes), JSON", json_list, json_list, "flask", JSON_TARGET, "200 OK",
                  big=True),
         Scenario("list (3 notes), HTML page", html, json_list, "flaskapi", HTML_TARGET, "200 OK"),
+        Scenario("BrowsableAPI(Flask app): list (3 notes), JSON", json_list, json_list, "flask",
+                 BROWSABLE_TARGET, "200 OK", app="browsable"),
+        Scenario("BrowsableAPI(Flask app): detail, JSON", detail, detail, "flask",
+                 BROWSABLE_TARGET, "200 OK", app="browsable"),
     ]
 
 
@@ -264,6 +282,8 @@ def check(scenario: Scenario, app: Any, base_app: Any) -> None:
             problem = "not an HTML page: " + headers.get("Content-Type", "")
     elif json.loads(body) != json.loads(base_body):
         problem = "bodies differ: {!r} / {!r}".format(body[:200], base_body[:200])
+    elif scenario.app == "browsable" and body != base_body:
+        problem = "BrowsableAPI changed a JSON client's bytes: {!r}".format(body[:200])
     if problem:
         sys.exit("bench.py: scenario {!r} is not comparable: {}".format(scenario.name, problem))
 
@@ -337,10 +357,12 @@ def measure(scenario: Scenario, app: Any, base_app: Any, rounds: int,
 
 def run_all(rounds: int, round_seconds: float) -> List[Result]:
     apps = {False: (flaskapi_app(), flask_app()), True: (flaskapi_app(BIG), flask_app(BIG))}
+    browsable = browsable_app()
     results = []
     for scenario in scenarios():
         app, bare = apps[scenario.big]
         base_app = bare if scenario.base == "flask" else app
+        app = browsable if scenario.app == "browsable" else app
         results.append(measure(scenario, app, base_app, rounds, round_seconds))
         print("  measured: " + scenario.name, file=sys.stderr)
     return results
@@ -406,7 +428,7 @@ def _cell(times: List[float]) -> str:
 def table(results: List[Result]) -> str:
     """The timings as a Markdown table."""
     lines = [
-        "| Scenario | FlaskAPI µs/req | Baseline | Baseline µs/req | Ratio | Target | |",
+        "| Scenario | Measured µs/req | Baseline | Baseline µs/req | Ratio | Target | |",
         "|---|---:|---|---:|---:|---:|---|",
     ]
     for result in results:
@@ -424,7 +446,7 @@ def table(results: List[Result]) -> str:
 
 def bytecode_table(results: List[Result]) -> str:
     """Python bytecodes per request, a count that does not vary between runs."""
-    lines = ["| Scenario | FlaskAPI bytecodes/req | Baseline bytecodes/req | Ratio |",
+    lines = ["| Scenario | Measured bytecodes/req | Baseline bytecodes/req | Ratio |",
              "|---|---:|---:|---:|"]
     for result in results:
         if result.bytecodes is None or result.base_bytecodes is None:

@@ -1786,11 +1786,13 @@ def _plain_flask_results():
 
 @pytest.mark.parametrize("name", sorted(_plain_flask_results()))
 def test_strings_responses_and_jsonify_behave_as_in_plain_flask(app, client, name):
+    """To API clients; a browser gets JSON as the page (see "Any Flask app" below)."""
+    accept = "application/json" if name.startswith("jsonify") else BROWSER_ACCEPT
     plain = Flask(__name__)
     for target in (app, plain):
         target.add_url_rule("/", "view", _plain_flask_results()[name])
-    expected = plain.test_client().get("/", headers={"Accept": BROWSER_ACCEPT})
-    response = client.get("/", headers={"Accept": BROWSER_ACCEPT})
+    expected = plain.test_client().get("/", headers={"Accept": accept})
+    response = client.get("/", headers={"Accept": accept})
     assert response.status_code == expected.status_code
     assert response.data == expected.data
     for header in ("Content-Type", "X-A", "Vary"):
@@ -4122,3 +4124,536 @@ def test_max_form_parts_applies_to_multipart_on_flask_3_1_and_werkzeug_default_b
         response = client.post("/echo", data=many, content_type=content_type)
         # ... but werkzeug 2.2.3+ has a default of its own: 1,000 parts.
         assert response.status_code == (413 if _werkzeug_default_max_form_parts() else 200)
+
+
+# ===========================================================================
+# Any Flask app: BrowsableAPI
+# ===========================================================================
+
+from flask_api import BrowsableAPI  # noqa: E402  (this section's own import)
+
+THINGS = {1: "kettle", 2: "teapot"}
+JSON_ACCEPTS = ["application/json", "*/*", None, "application/json, text/plain;q=0.5"]
+
+
+def _optional(name):
+    """A module the test needs but the project does not; skip where it is missing."""
+    try:  # not importorskip: pytest 9 only skips on ModuleNotFoundError
+        return __import__(name)
+    except ImportError as exc:
+        pytest.skip("needs {} ({})".format(name, exc))
+
+
+def _plain_things(browsable=True):
+    """A small JSON API written on plain Flask with jsonify."""
+    app = Flask(__name__)
+    things = dict(THINGS)
+
+    def thing(key):
+        return {"key": key, "name": things[key],
+                "url": url_for("thing_detail", key=key, _external=True)}
+
+    @app.route("/things/", methods=["GET", "POST"])
+    def thing_list():
+        """All things. POST a name to add one."""
+        if request.method == "POST":
+            key = max(things, default=0) + 1
+            things[key] = request.get_json()["name"]
+            return jsonify(thing(key)), 201
+        return jsonify([thing(key) for key in sorted(things)])
+
+    @app.route("/things/<int:key>", methods=["GET", "PUT", "DELETE"])
+    def thing_detail(key):
+        """One thing."""
+        if key not in things:
+            return jsonify(detail="No such thing."), 404
+        if request.method == "DELETE":
+            del things[key]
+            return "", 204
+        if request.method == "PUT":
+            things[key] = request.get_json()["name"]
+        return jsonify(thing(key))
+
+    return _finish(app, browsable)
+
+
+def _restful_things(browsable=True):
+    """The same API with Flask-RESTful's Resource classes."""
+    flask_restful = _optional("flask_restful")
+    app = Flask(__name__)
+    api = flask_restful.Api(app)
+    things = dict(THINGS)
+
+    def thing(key):
+        return {"key": key, "name": things[key],
+                "url": url_for("thingdetail", key=key, _external=True)}
+
+    class ThingList(flask_restful.Resource):
+        """All things. POST a name to add one."""
+
+        def get(self):
+            return [thing(key) for key in sorted(things)]
+
+        def post(self):
+            key = max(things, default=0) + 1
+            things[key] = request.get_json()["name"]
+            return thing(key), 201
+
+    class ThingDetail(flask_restful.Resource):
+        """One thing."""
+
+        def get(self, key):
+            if key not in things:
+                flask_restful.abort(404, message="No such thing.")
+            return thing(key)
+
+        def put(self, key):
+            things[key] = request.get_json()["name"]
+            return thing(key)
+
+        def delete(self, key):
+            things.pop(key, None)
+            return "", 204
+
+    api.add_resource(ThingList, "/things/")
+    api.add_resource(ThingDetail, "/things/<int:key>")
+    return _finish(app, browsable)
+
+
+def _smorest_things(browsable=True):
+    """The same API as a flask-smorest Blueprint with marshmallow schemas."""
+    flask_smorest = _optional("flask_smorest")
+    ma = _optional("marshmallow")
+    app = Flask(__name__)
+    app.config.update(API_TITLE="Things", API_VERSION="1", OPENAPI_VERSION="3.0.3")
+    api = flask_smorest.Api(app)
+    blp = flask_smorest.Blueprint("things", __name__, url_prefix="/things")
+    things = dict(THINGS)
+
+    class ThingSchema(ma.Schema):
+        key = ma.fields.Int(dump_only=True)
+        name = ma.fields.Str(required=True)
+        url = ma.fields.Function(
+            lambda thing: url_for("things.ThingDetail", key=thing["key"], _external=True),
+            dump_only=True)
+
+    @blp.route("/")
+    class ThingList(MethodView):
+        """All things. POST a name to add one."""
+
+        @blp.response(200, ThingSchema(many=True))
+        def get(self):
+            return [{"key": key, "name": name} for key, name in sorted(things.items())]
+
+        @blp.arguments(ThingSchema)
+        @blp.response(201, ThingSchema)
+        def post(self, data):
+            key = max(things, default=0) + 1
+            things[key] = data["name"]
+            return {"key": key, "name": things[key]}
+
+    @blp.route("/<int:key>")
+    class ThingDetail(MethodView):
+        """One thing."""
+
+        @blp.response(200, ThingSchema)
+        def get(self, key):
+            if key not in things:
+                flask_smorest.abort(404, message="No such thing.")
+            return {"key": key, "name": things[key]}
+
+        @blp.arguments(ThingSchema)
+        @blp.response(200, ThingSchema)
+        def put(self, data, key):
+            things[key] = data["name"]
+            return {"key": key, "name": things[key]}
+
+        @blp.response(204)
+        def delete(self, key):
+            things.pop(key, None)
+
+    api.register_blueprint(blp)
+    return _finish(app, browsable)
+
+
+def _finish(app, browsable):
+    app.testing = True
+    if browsable:
+        BrowsableAPI(app)
+    return app
+
+
+THING_APPS = {"flask": _plain_things, "flask-restful": _restful_things,
+              "flask-smorest": _smorest_things}
+
+
+def _exchange(client, method, path, accept, body=None):
+    """(status, headers, body) as a client sees them; Date is the clock's, not the app's."""
+    headers = {} if accept is None else {"Accept": accept}
+    kwargs = {} if body is None else {"data": json.dumps(body),
+                                      "content_type": "application/json"}
+    response = client.open(path, method=method, headers=headers, **kwargs)
+    shown = [(name, value) for name, value in response.headers if name != "Date"]
+    return response.status, shown, response.get_data()
+
+
+# ---------------------------------------------------------------------------
+# Any Flask app: what API clients get is the app's own, byte for byte
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("library", sorted(THING_APPS))
+def test_json_clients_get_identical_responses_with_and_without_browsable_api(library):
+    make = THING_APPS[library]
+    sequence = [("GET", "/things/", None), ("GET", "/things/1", None),
+                ("GET", "/things/9", None), ("POST", "/things/", {"name": "mug"}),
+                ("PUT", "/things/1", {"name": "big kettle"}), ("DELETE", "/things/2", None),
+                ("GET", "/things/", None), ("GET", "/", None), ("OPTIONS", "/things/", None)]
+    for accept in JSON_ACCEPTS:
+        with_page, without = make().test_client(), make(browsable=False).test_client()
+        for method, path, body in sequence:
+            seen = _exchange(with_page, method, path, accept, body)
+            assert seen == _exchange(without, method, path, accept, body), (accept, method, path)
+    with_page, without = make().test_client(), make(browsable=False).test_client()
+    forced = _exchange(with_page, "GET", "/things/1?format=json", BROWSER_ACCEPT)
+    assert forced == _exchange(without, "GET", "/things/1?format=json", BROWSER_ACCEPT)
+    assert forced[2].startswith(b"{")
+
+
+def _other_responses_app(browsable=True):
+    app = Flask(__name__)
+
+    @app.route("/file.json")
+    def json_file():
+        return flask.send_file(io.BytesIO(b'{"a": 1}'), mimetype="application/json")
+
+    @app.route("/stream")
+    def stream():
+        return flask.Response((part for part in [b'{"a": ', b"1}"]), mimetype="application/json")
+
+    @app.route("/html")
+    def html():
+        return "<p>hello</p>"
+
+    @app.route("/text")
+    def text():
+        return flask.Response('{"a": 1}', mimetype="text/plain")
+
+    @app.route("/not-json")
+    def not_json():
+        return flask.Response("{not json", mimetype="application/json")
+
+    return _finish(app, browsable)
+
+
+@pytest.mark.parametrize("path", ["/file.json", "/stream", "/html", "/text", "/not-json",
+                                  "/nowhere"])
+def test_browsers_get_files_streams_html_and_unparsable_json_untouched(path):
+    with_page = _other_responses_app().test_client()
+    without = _other_responses_app(browsable=False).test_client()
+    seen = _exchange(with_page, "GET", path, BROWSER_ACCEPT)
+    assert seen == _exchange(without, "GET", path, BROWSER_ACCEPT)
+    assert not seen[2].startswith(b"<!DOCTYPE html>")
+
+
+@pytest.mark.parametrize("headers", [{}, {"Transfer-Encoding": "chunked"}])
+def test_browsable_api_keeps_flasks_request_class_and_how_it_reads_bodies(headers):
+    def echo():
+        return jsonify(type=type(request).__name__, data=request.get_data(as_text=True),
+                       input=type(request.environ["wsgi.input"]).__name__)
+
+    answers = []
+    for app in (_plain_things(), _plain_things(browsable=False)):
+        app.add_url_rule("/echo", "echo", echo, methods=["POST"])
+        response = app.test_client().post("/echo", data=b"x=1", headers=headers)
+        answers.append((response.status_code, response.get_data()))
+        assert app.request_class is flask.Request
+    assert answers[0] == answers[1]
+
+
+# ---------------------------------------------------------------------------
+# Any Flask app: what browsers get
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("library", sorted(THING_APPS))
+def test_browsers_get_the_page_showing_each_librarys_json_response(library):
+    client = THING_APPS[library]().test_client()
+    page = _browse(client, "/things/")
+    assert page.status_code == 200
+    assert page.content_type == "text/html; charset=utf-8"
+    assert page.one("h1").text == "Thing List"
+    assert "All things." in page.one("div", class_="description").text
+    expected = client.get("/things/", headers={"Accept": "application/json"}).get_json()
+    assert page.body_json == expected
+    links = [a.attrs["href"] for a in page.find("a", within=page.one("pre", class_="response"))]
+    assert links == ["http://localhost/things/1", "http://localhost/things/2"]
+    assert page.buttons == {"OPTIONS", "POST"}
+    assert page.find("a", class_="button", href="/things/")  # GET
+
+
+@pytest.mark.parametrize("library", sorted(THING_APPS))
+def test_page_shows_the_apps_error_status_and_its_own_error_body(library):
+    client = THING_APPS[library]().test_client()
+    page = _browse(client, "/things/9")
+    json_answer = client.get("/things/9", headers={"Accept": "application/json"})
+    assert page.status_code == 404
+    assert "HTTP 404 NOT FOUND" in page.response_text.upper()
+    assert page.body_json == json_answer.get_json()
+    assert page.buttons >= {"PUT", "DELETE"}
+
+
+def test_page_keeps_the_status_and_headers_the_view_set_but_shows_no_cookie():
+    app = _plain_things()
+
+    @app.route("/made", methods=["GET", "POST"])
+    def made():
+        response = jsonify(made=True)
+        response.status_code = 201
+        response.headers["X-Thing"] = "one"
+        response.headers["Vary"] = "Origin"
+        response.set_cookie("session_id", "s3cret", httponly=True)
+        return response
+
+    response = app.test_client().get("/made", headers={"Accept": BROWSER_ACCEPT})
+    page = _Page(response)
+    assert response.status_code == 201
+    assert response.headers["X-Thing"] == "one"
+    assert response.headers["Vary"] == "Origin, Accept"
+    assert "s3cret" in response.headers["Set-Cookie"]
+    assert "X-Thing: one" in page.response_text
+    assert "s3cret" not in page.html
+    assert response.headers["X-Frame-Options"] == "SAMEORIGIN"
+
+
+def test_page_of_json_with_a_lone_surrogate_is_escaped_not_a_500():
+    app = _plain_things()
+    app.add_url_rule("/odd", "odd", lambda: flask.Response('{"text": "\\ud800"}',
+                                                           mimetype="application/json"))
+    response = app.test_client().get("/odd", headers={"Accept": BROWSER_ACCEPT})
+    assert response.status_code == 200
+    assert "\\ud800" in response.get_data(as_text=True)
+
+
+def test_format_override_and_its_config_work_as_on_a_flaskapi_app():
+    client = _plain_things().test_client()
+    assert client.get("/things/1?format=json",
+                      headers={"Accept": BROWSER_ACCEPT}).mimetype == "application/json"
+    api_page = client.get("/things/1?format=api", headers={"Accept": "application/json"})
+    assert api_page.mimetype == "text/html"
+    assert _browse(client, "/things/1").find("a", href="/things/1?format=json")  # View as JSON
+    app = _plain_things()
+    app.config["URL_FORMAT_OVERRIDE"] = None
+    off = app.test_client().get("/things/1?format=json", headers={"Accept": BROWSER_ACCEPT})
+    assert off.mimetype == "text/html"
+
+
+@pytest.mark.parametrize("accept", ["application/json;q=0.1, */*", "text/*", "TEXT/HTML"])
+def test_the_page_is_chosen_by_the_same_negotiation_as_flaskapi(accept):
+    client = _plain_things().test_client()
+    response = client.get("/things/1", headers={"Accept": accept})
+    assert response.mimetype == "text/html"
+
+
+def test_init_app_in_an_app_factory_serves_each_app():
+    browsable = BrowsableAPI()
+    apps = [_plain_things(browsable=False), _plain_things(browsable=False)]
+    for app in apps:
+        browsable.init_app(app)
+        assert app.extensions["flask_api_browsable"] is browsable
+        assert _browse(app.test_client(), "/things/1").body_json["name"] == "kettle"
+
+
+def test_a_request_served_inside_another_keeps_each_ones_answer():
+    """A view that calls another app (or itself) mid-request: each gets what it asked for."""
+    inner = _plain_things()
+    outer = _plain_things()
+
+    @outer.route("/relay/<accept>")
+    def relay(accept):
+        answer = inner.test_client().get("/things/1", headers={"Accept": accept.replace("~", "/")})
+        return jsonify(inner=answer.mimetype)
+
+    client = outer.test_client()
+    from_browser = client.get("/relay/application~json", headers={"Accept": BROWSER_ACCEPT})
+    assert from_browser.mimetype == "text/html"
+    assert _Page(from_browser).body_json == {"inner": "application/json"}
+    from_api = client.get("/relay/text~html", headers={"Accept": "application/json"})
+    assert from_api.get_json() == {"inner": "text/html"}
+
+
+@pytest.mark.parametrize("headers", SAME_ORIGIN_HEADERS[:2])
+def test_plain_form_override_sends_a_put_to_a_plain_flask_app(headers):
+    client = _plain_things().test_client()
+    response = _form_submit(client, "/things/1", {
+        "_method": "PUT", "_content": '{"name": "offline"}',
+        "_content_type": "application/json"}, headers)
+    assert response.status_code == 200
+    assert client.get("/things/1").get_json()["name"] == "offline"
+
+
+@pytest.mark.parametrize("headers", CROSS_SITE_HEADERS[:2])
+def test_plain_form_override_from_another_site_is_refused_on_a_plain_flask_app(headers):
+    client = _plain_things().test_client()
+    response = _form_submit(client, "/things/1", {
+        "_method": "DELETE", "_content": "", "_content_type": "application/json"}, headers)
+    assert response.status_code == 405
+    assert client.get("/things/1").status_code == 200
+
+
+# ---------------------------------------------------------------------------
+# FlaskAPI apps: a view's own JSON response is the page too
+# ---------------------------------------------------------------------------
+
+def test_flaskapi_view_returning_jsonify_gives_browsers_the_page(app, client):
+    @app.route("/made", methods=["GET", "PUT"])
+    def made():
+        """Made with jsonify."""
+        return jsonify(made=True), 202, {"X-Thing": "one"}
+
+    response = client.get("/made", headers={"Accept": BROWSER_ACCEPT})
+    page = _Page(response)
+    assert (response.status_code, response.mimetype) == (202, "text/html")
+    assert page.one("h1").text == "Made"
+    assert page.body_json == {"made": True}
+    assert "X-Thing: one" in page.response_text
+    assert "PUT" in page.buttons
+
+
+def test_flaskapi_view_limited_to_json_keeps_jsonify_as_json_for_browsers(app, client):
+    @app.route("/made")
+    @set_renderers(JSONRenderer)
+    def made():
+        return jsonify(made=True)
+
+    response = client.get("/made", headers={"Accept": BROWSER_ACCEPT})
+    assert (response.mimetype, response.get_json()) == ("application/json", {"made": True})
+
+
+def test_browsable_api_on_a_flaskapi_app_changes_nothing_it_already_does():
+    app = notes_app.create_app()
+    middleware = app.wsgi_app
+    BrowsableAPI(app)
+    assert app.wsgi_app is middleware
+    assert app.after_request_funcs.get(None) is None
+
+
+# ---------------------------------------------------------------------------
+# The index of routes at the root
+# ---------------------------------------------------------------------------
+
+def _index(client):
+    page = _browse(client, "/")
+    return page, {route["rule"]: route for route in page.body_json}
+
+
+@pytest.mark.parametrize("library", sorted(THING_APPS))
+def test_browsers_get_an_index_of_routes_at_a_root_without_a_route(library):
+    page, routes = _index(THING_APPS[library]().test_client())
+    assert page.status_code == 200
+    assert page.one("h1").text == "Routes"
+    assert routes["/things/"]["methods"] == ["GET", "POST"]
+    assert routes["/things/"]["doc"] == "All things. POST a name to add one."
+    assert routes["/things/"]["url"] == "http://localhost/things/"
+    assert routes["/things/<int:key>"]["methods"] == ["DELETE", "GET", "PUT"]
+    assert "url" not in routes["/things/<int:key>"]  # it takes an argument
+    assert not any(rule.startswith("/static") for rule in routes)
+    assert page.find("a", href="http://localhost/things/")
+
+
+def test_index_on_a_flaskapi_app_lists_its_routes(app, client):
+    app.add_url_rule("/hello", "hello", lambda: {"hello": "world"})
+    page, routes = _index(client)
+    assert routes["/hello"]["url"] == "http://localhost/hello"
+    assert client.get("/", headers={"Accept": "application/json"}).status_code == 404
+
+
+@pytest.mark.parametrize("accept", ["application/json", "*/*", None])
+def test_index_leaves_json_clients_the_apps_own_404_byte_for_byte(accept):
+    with_page = _plain_things().test_client()
+    without = _plain_things(browsable=False).test_client()
+    seen = _exchange(with_page, "GET", "/", accept)
+    assert seen == _exchange(without, "GET", "/", accept)
+    assert seen[0] == "404 NOT FOUND"
+    assert _exchange(with_page, "GET", "/?format=json", BROWSER_ACCEPT)[0] == "404 NOT FOUND"
+
+
+def test_index_turned_off_by_config_leaves_browsers_the_apps_404():
+    app, plain = _plain_things(), _plain_things(browsable=False)
+    app.config["BROWSABLE_API_INDEX"] = False
+    seen = _exchange(app.test_client(), "GET", "/", BROWSER_ACCEPT)
+    assert seen == _exchange(plain.test_client(), "GET", "/", BROWSER_ACCEPT)
+
+
+def test_index_is_not_shown_where_the_app_routes_the_root_or_for_other_methods():
+    app = _plain_things()
+    app.add_url_rule("/", "root", lambda: flask.abort(404))
+    assert _browse(app.test_client(), "/").status_code == 404
+    client = _plain_things().test_client()
+    assert _browse(client, "/", method="POST").status_code == 404
+    assert _browse(client, "/things", method="GET").status_code in (308, 301)
+
+
+# ---------------------------------------------------------------------------
+# Any Flask app in a real browser: each library's API, served live to Chromium
+# ---------------------------------------------------------------------------
+
+@pytest.fixture(params=sorted(THING_APPS))
+def things_site(request, live_site):
+    """The base URL of a live things API built with each library, with BrowsableAPI."""
+    return live_site.serve(THING_APPS[request.param]())
+
+
+@pytest.fixture
+def things_tab(chromium, things_site):
+    tab = _new_tab(chromium, things_site)
+    yield tab
+    tab.context.close()
+
+
+def test_browser_follows_a_link_and_writes_from_the_form_on_each_librarys_page(
+        things_tab, things_site):
+    tab = things_tab
+    tab.goto("/things/")
+    _expect(tab.locator("h1")).to_have_text("Thing List")
+    _expect(tab.locator("pre.response")).to_contain_text('"name": "teapot"')
+    tab.get_by_role("link", name=things_site + "/things/1").click()
+    tab.wait_for_url(things_site + "/things/1")
+    _expect(tab.locator("h1")).to_have_text("Thing Detail")
+    tab.get_by_label("Content").fill('{"name": "copper kettle"}')
+    tab.get_by_role("button", name="PUT").click()
+    panel = tab.locator("pre.response")
+    _expect(panel).to_contain_text("PUT /things/1")
+    _expect(panel).to_contain_text('"name": "copper kettle"')
+    assert _api(things_site, "/things/1")[1]["name"] == "copper kettle"
+
+
+def test_browser_view_as_json_shows_each_librarys_raw_json(things_tab, things_site):
+    things_tab.goto("/things/2")
+    things_tab.get_by_role("link", name="View as JSON").click()
+    things_tab.wait_for_url(things_site + "/things/2?format=json")
+    shown = json.loads(things_tab.locator("body").inner_text())
+    assert shown == _api(things_site, "/things/2")[1]
+
+
+def test_browser_index_at_the_root_links_to_each_librarys_routes(things_tab, things_site):
+    things_tab.goto("/")
+    _expect(things_tab.locator("h1")).to_have_text("Routes")
+    _expect(things_tab.locator("pre.response")).to_contain_text('"rule": "/things/<int:key>"')
+    things_tab.get_by_role("link", name=things_site + "/things/").click()
+    things_tab.wait_for_url(things_site + "/things/")
+    _expect(things_tab.locator("h1")).to_have_text("Thing List")
+    api_client = urllib.request.Request(things_site + "/", headers={"Accept": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as error:
+        urllib.request.urlopen(api_client, timeout=10)
+    assert error.value.code == 404
+
+
+def test_browser_without_javascript_puts_from_each_librarys_page(chromium, things_site):
+    tab = _new_tab(chromium, things_site, java_script_enabled=False)
+    try:
+        tab.goto("/things/1")
+        tab.get_by_label("Content").fill('{"name": "offline kettle"}')
+        tab.get_by_role("button", name="PUT").click()
+        _expect(tab.locator("pre.response")).to_contain_text('"name": "offline kettle"')
+    finally:
+        tab.context.close()
+    assert _api(things_site, "/things/1")[1]["name"] == "offline kettle"
