@@ -4618,6 +4618,7 @@ def test_browser_follows_a_link_and_writes_from_the_form_on_each_librarys_page(
     tab.get_by_role("link", name=things_site + "/things/1").click()
     tab.wait_for_url(things_site + "/things/1")
     _expect(tab.locator("h1")).to_have_text("Thing Detail")
+    _raw_tab(tab)
     tab.get_by_label("Content").fill('{"name": "copper kettle"}')
     tab.get_by_role("button", name="PUT").click()
     panel = tab.locator("pre.response")
