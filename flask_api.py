@@ -36,7 +36,7 @@ import json
 import re
 import sys
 import types
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union, cast
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union, cast
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 import jinja2
@@ -762,7 +762,7 @@ class BrowsableAPIRenderer(BaseRenderer):
         app, req = _current_app._get_current_object(), _request._get_current_object()
         view = _view_for(app, req)
         allowed = _allowed_methods(app, req)
-        body = _json_dumps(data, indent=4)
+        body = _page_json(data)
         doc = _view_doc(view)
         return {
             "base": _page(),
@@ -778,7 +778,7 @@ class BrowsableAPIRenderer(BaseRenderer):
             "status_ok": is_success(status),
             "headers": _shown_headers(allowed, headers),
             "links": _relations(headers) if headers else [],
-            "body": _link_parts(body),
+            "body": _LinkParts(body),
             "body_html": _linked_body(body),
             "allowed": allowed,
             "content": body if isinstance(data, dict) and req.method == "GET"
@@ -786,6 +786,42 @@ class BrowsableAPIRenderer(BaseRenderer):
             "json_url": _format_url(app, req, "json"),
             "csrf_token": _csrf_token() if "csrf" in app.extensions else None,
         }
+
+
+def _page_json(data: Any) -> str:
+    """The data as the page shows it, as ``app.json.dumps(data, indent=4)`` writes it.
+
+    The standard library indents in pure Python, the costliest step of the page; for
+    Flask's own JSON provider and JSON's own types, this recursion writes the same text
+    at twice the speed, with the C encoder for every scalar. Any other case (a type only
+    the app's encoder knows, a provider of the app's own) is `_json_dumps`'s.
+    """
+    provider = getattr(_current_app._get_current_object(), "json", None)
+    if type(provider) is DefaultJSONProvider:
+        try:
+            return _indented(data, "\n", provider.sort_keys)
+        except (TypeError, ValueError, RecursionError):
+            pass
+    return _json_dumps(data, indent=4)
+
+
+_scalar_json = json.JSONEncoder(ensure_ascii=False).encode  # a TypeError for other types
+
+
+def _indented(value: Any, newline: str, sort_keys: bool) -> str:
+    inner = newline + "    "
+    if isinstance(value, dict) and value:
+        keys = sorted(value) if sort_keys else list(value)
+        if any(type(key) is not str for key in keys):
+            raise TypeError("non-string keys: the standard library's rules apply")
+        return "{" + ",".join(inner + _scalar_json(key) + ": " + _indented(
+            value[key], inner, sort_keys) for key in keys) + newline + "}"
+    if isinstance(value, (list, tuple)) and value:
+        return "[" + ",".join(inner + _indented(item, inner, sort_keys)
+                              for item in value) + newline + "]"
+    if isinstance(value, (dict, list, tuple, str, int, float)) or value is None:
+        return _scalar_json(value)  # also {} and []
+    raise TypeError("not one of JSON's types")
 
 
 @functools.lru_cache(maxsize=None)
@@ -924,9 +960,15 @@ def _format_url(app: Flask, req: Request, url_format: str) -> Optional[str]:
     override = app.config.get("URL_FORMAT_OVERRIDE", "format")
     if not override:
         return None
-    args = [(k, v) for k, v in req.args.items(multi=True) if k != override
-            ] if req.query_string else []
+    if not req.query_string:  # the common case: the query is the format alone
+        return _href(req.script_root + req.path, _format_query(override, url_format))
+    args = [(k, v) for k, v in req.args.items(multi=True) if k != override]
     return _href(req.script_root + req.path, urlencode(args + [(override, url_format)]))
+
+
+@functools.lru_cache(maxsize=16)
+def _format_query(override: str, url_format: str) -> str:
+    return urlencode([(override, url_format)])
 
 
 def _url_adapter(app: Flask, req: Request) -> Any:
@@ -961,9 +1003,15 @@ def _routes(adapter: Any, path: str) -> bool:
         return False
 
 
-def _link_parts(text: str) -> List[Tuple[str, bool]]:
-    """Split text into (part, is_url) pairs, for templates that link the URLs themselves."""
-    return list(zip(_URL_RE.split(text), itertools.cycle((False, True))))
+class _LinkParts:
+    """The body as (part, is_url) pairs, for templates that link the URLs themselves;
+    split only if a template iterates it (the built-in page uses ``body_html``)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __iter__(self) -> Iterator[Tuple[str, bool]]:
+        return zip(_URL_RE.split(self.text), itertools.cycle((False, True)))
 
 
 def _linked_body(text: str) -> Markup:
@@ -1730,7 +1778,7 @@ _PAGE = """{% autoescape true %}<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <link rel="icon" href="data:,">
-<title>{% block title %}{{ title }} · {{ branding }}{% endblock %}</title>
+<title>{% block title %}{{ title }} &middot; {{ branding }}{% endblock %}</title>
 <style>{% block style %}
 :root { --bg: #fff; --fg: #1c2330; --muted: #5a6474; --line: #d9dee6; --panel: #f4f6f9;
   --accent: #0a5cc2; --ok: #137a39; --err: #b3261e; }

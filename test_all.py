@@ -4,6 +4,7 @@ Through the Flask test client wherever possible; the browsable page also in a
 real headless Chromium. Runs on Python 3.6 + Flask 1.1 up to the newest.
 """
 
+import datetime
 import http.client
 import io
 import json
@@ -4658,3 +4659,17 @@ def test_browser_without_javascript_puts_from_each_librarys_page(chromium, thing
     finally:
         tab.context.close()
     assert _api(things_site, "/things/1")[1]["name"] == "offline kettle"
+
+
+@pytest.mark.parametrize("sort_keys", [True, False])
+@pytest.mark.parametrize("data", [
+    [], {}, [1, 2.5, True, None, "caf\u00e9 \"q\"\n", {"b": [], "a": {}}],
+    {"z": 1, "a": [1, [2, [3]]], "m": {"n": {"o": None}}}, (1, 2), [[[]]], [{}],
+    {"when": datetime.date(2020, 1, 2)}, {1: "an int key"}, "text", 5,
+], ids=repr)
+def test_the_pages_indented_json_is_what_the_apps_json_provider_writes(app, data, sort_keys):
+    if not hasattr(app, "json"):
+        pytest.skip("JSON providers (app.json) need Flask >= 2.2")
+    app.json.sort_keys = sort_keys
+    with app.app_context():
+        assert flask_api._page_json(data) == app.json.dumps(data, ensure_ascii=False, indent=4)
