@@ -1686,21 +1686,31 @@ def test_browser_stored_xss_payloads_do_not_run(tab, notes_site):
     assert dialogs == []
 
 
+def _send_without_javascript(chromium, site, path, content, button, shown=None, gone=None):
+    """Fill the page's content box at ``path`` with JavaScript off and press ``button``;
+    the page the browser is left on must show ``shown`` and no longer show ``gone``."""
+    tab = _new_tab(chromium, site, java_script_enabled=False)
+    try:
+        tab.goto(path)
+        tab.get_by_label("Content").fill(content)
+        tab.get_by_role("button", name=button).click()
+        if shown is not None:
+            _expect(tab.locator("pre.response")).to_contain_text(shown)
+        if gone is not None:
+            _expect(tab.locator("pre.response")).not_to_contain_text(gone)
+    finally:
+        tab.context.close()
+
+
 @pytest.mark.parametrize("button, api_after", [
     ("PUT", (200, "offline edit")),
     ("DELETE", (404, None)),
 ])
 def test_browser_without_javascript_plain_form_still_works(
         chromium, notes_site, button, api_after):
-    tab = _new_tab(chromium, notes_site, java_script_enabled=False)
-    try:
-        tab.goto("/1/")
-        tab.get_by_label("Content").fill('{"text": "offline edit"}')
-        tab.get_by_role("button", name=button).click()
-        # the page the user is left on reflects the change, not the old note
-        _expect(tab.locator("pre.response")).not_to_contain_text("build the codez")
-    finally:
-        tab.context.close()
+    # the page the user is left on reflects the change, not the old note
+    _send_without_javascript(chromium, notes_site, "/1/", '{"text": "offline edit"}', button,
+                             gone="build the codez")
     code, data = _api(notes_site, "/1/")
     assert (code, data.get("text")) == api_after
 
@@ -3357,14 +3367,8 @@ def test_browser_writes_to_a_csrf_protected_app_with_and_without_javascript(
         assert refused == 400 and _api(site, "/1/")[1]["text"] == "with script"
     finally:
         tab.context.close()
-    tab = _new_tab(chromium, site, java_script_enabled=False)
-    try:
-        tab.goto("/1/")
-        tab.get_by_label("Content").fill('{"text": "without script"}')
-        tab.get_by_role("button", name="PUT").click()
-        _expect(tab.locator("pre.response")).to_contain_text("HTTP 200 OK")
-    finally:
-        tab.context.close()
+    _send_without_javascript(chromium, site, "/1/", '{"text": "without script"}', "PUT",
+                             shown="HTTP 200 OK")
     assert _api(site, "/1/")[1]["text"] == "without script"
 
 
@@ -4652,14 +4656,8 @@ def test_browser_index_at_the_root_links_to_each_librarys_routes(things_tab, thi
 
 
 def test_browser_without_javascript_puts_from_each_librarys_page(chromium, things_site):
-    tab = _new_tab(chromium, things_site, java_script_enabled=False)
-    try:
-        tab.goto("/things/1")
-        tab.get_by_label("Content").fill('{"name": "offline kettle"}')
-        tab.get_by_role("button", name="PUT").click()
-        _expect(tab.locator("pre.response")).to_contain_text('"name": "offline kettle"')
-    finally:
-        tab.context.close()
+    _send_without_javascript(chromium, things_site, "/things/1", '{"name": "offline kettle"}',
+                             "PUT", shown='"name": "offline kettle"')
     assert _api(things_site, "/things/1")[1]["name"] == "offline kettle"
 
 
