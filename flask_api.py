@@ -743,10 +743,14 @@ class BrowsableAPIRenderer(BaseRenderer):
 
     def render(self, data: Any, media_type: MediaType, **options: Any) -> str:
         status = options.get("status_code") or HTTP_200_OK
-        context = self.get_context(data, status, options.get("headers"))
+        return self.render_context(self.get_context(data, status, options.get("headers")))
+
+    def render_context(self, context: Dict[str, Any]) -> str:
+        """The page for a `get_context` (which a caller may have changed); the template's
+        first render also gives its CSP the hashes of its inline script and style."""
         template = self.get_template()
         html = template.render(context)
-        if not hasattr(template, "_flask_api_headers"):  # its first render
+        if not hasattr(template, "_flask_api_headers"):
             template._flask_api_headers = _page_headers(html)
         return html
 
@@ -1349,7 +1353,7 @@ def _index_page(renderer: BrowsableAPIRenderer, media_type: MediaType) -> Respon
     # An index has no JSON counterpart: no Content-Type to show, no "View as JSON".
     context.update(title="Routes", description=_INDEX_DOC, description_html=Markup(
         "<p>{}</p>").format(_INDEX_DOC), headers=[("Vary", "Accept")], json_url=None)
-    body = renderer.get_template().render(context)
+    body = renderer.render_context(context)
     response = app.response_class(_page_bytes(body), content_type=renderer.content_type)
     response.headers.add("Vary", "Accept")
     for name, value in renderer.response_headers:

@@ -4673,3 +4673,20 @@ def test_the_pages_indented_json_is_what_the_apps_json_provider_writes(app, data
     app.json.sort_keys = sort_keys
     with app.app_context():
         assert flask_api._page_json(data) == app.json.dumps(data, ensure_ascii=False, indent=4)
+
+
+def test_an_index_that_is_its_templates_first_page_still_carries_the_csp_hashes():
+    """A template's CSP hashes come from its first render, whichever page that is."""
+    class FreshPage(BrowsableAPIRenderer):
+        template = "{% extends base %}{% block branding %}Fresh{% endblock %}"
+
+    class FreshBrowsable(BrowsableAPI):
+        renderer_classes = (JSONRenderer, FreshPage)
+
+    app = Flask("fresh")
+    FreshBrowsable(app)
+    app.add_url_rule("/things/", "things", lambda: jsonify([]))
+    response = app.test_client().get("/", headers={"Accept": BROWSER_ACCEPT})
+    assert response.status_code == 200 and "Fresh" in response.get_data(as_text=True)
+    policy = response.headers["Content-Security-Policy"]
+    assert "script-src 'sha256-" in policy and "style-src 'sha256-" in policy
