@@ -2057,8 +2057,10 @@ function pageData() {
   try { return body ? JSON.parse(body.textContent) : undefined; } catch (e) { return undefined; }
 }
 
-// The form tab's fields: a dict's values, or blank ones for the keys a list's items share.
+// The form tab's fields: a dict's values, or blank ones for the keys a list's items share;
+// none for an error, whose body ({"detail": ...}) is no resource to edit.
 function formFields() {
+  if (document.querySelector("pre.response .status.error")) return null;
   const data = pageData();
   const isDict = function (v) { return v !== null && typeof v === "object" && !Array.isArray(v); };
   if (isDict(data)) return {values: data, blank: false};

@@ -3287,6 +3287,16 @@ def test_browser_raw_tab_stays_the_default_for_data_without_fields(tab, live_sit
     assert _api(site, "/1/")[1]["text"] == "second"  # its blank url field was left out
 
 
+def test_browser_error_page_offers_no_form_fields_from_the_error_body(tab):
+    tab.goto("/99/")  # a 404: {"detail": ...} is not a note to edit
+    _expect(tab.locator("pre.response")).to_contain_text("HTTP 404")
+    assert tab.get_by_role("tab").count() == 0
+    assert tab.get_by_label("detail", exact=True).count() == 0
+    tab.get_by_label("Content").fill('{"text": "made here"}')
+    tab.get_by_role("button", name="PUT").click()
+    _expect(tab.locator("pre.response")).to_contain_text("HTTP 200 OK")
+
+
 def test_browser_query_form_edits_parameters_and_link_next_is_followed(tab, live_site):
     site = live_site.serve(_things_app())
     tab.goto(site + "/items/?page=1&size=2")
