@@ -3183,10 +3183,13 @@ def _guarded_app():
 
 
 def _add_header(tab, name, value):
+    """Add a header in the panel, and wait for the page it reloads with it: a field filled
+    before that would be replaced by the reloaded page's."""
     tab.locator("#api-headers summary").click()
     tab.get_by_label("Header name").fill(name)
     tab.get_by_label("Header value").fill(value)
     tab.get_by_role("button", name="Add header").click()
+    _expect(tab.locator("#api-headers summary")).to_contain_text(name)
 
 
 def test_browser_headers_panel_sends_a_token_on_every_link_and_back_forward(
