@@ -43,6 +43,7 @@ import json
 import os
 import platform
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -418,6 +419,109 @@ def memory(requests: int) -> Dict[str, Dict[str, Any]]:
 
 
 # ---------------------------------------------------------------------------
+# Big pages: a list of 20,000 and 100,000 items, on the server and in Chromium
+# ---------------------------------------------------------------------------
+
+def big_items(count: int) -> List[Dict[str, Any]]:
+    """Items of five fields (a number, a string, a URL, a nested dict, a list), ~150 bytes."""
+    return [{"id": i, "name": "item {}".format(i), "url": "http://localhost/items/{}/".format(i),
+             "owner": {"id": i % 97, "name": "user {}".format(i % 97)},
+             "tags": ["red", "green", "blue"][:i % 3 + 1]} for i in range(count)]
+
+
+def big_app(count: int) -> Flask:
+    from flask_api import FlaskAPI
+    app = FlaskAPI(__name__)
+    data = big_items(count)
+    app.add_url_rule("/items/", "items", lambda: data)
+    return app
+
+
+class BigPage(NamedTuple):
+    items: int
+    json_bytes: int
+    page_bytes: int
+    json_seconds: float  # the server's render, median
+    page_seconds: float
+    browser: Optional[Dict[str, float]]  # seconds until shown: raw JSON view, page, page no JS
+
+
+def big_pages(counts: List[int], rounds: int, browser: bool) -> List[BigPage]:
+    """The server's JSON and page renders of a big list, and Chromium showing each."""
+    results = []
+    for count in counts:
+        app = big_app(count)
+        json_call, page_call = Call("GET", "/items/", JSON_ACCEPT), Call("GET", "/items/",
+                                                                          BROWSER_ACCEPT)
+        json_body, page_body = json_call(app)[1], page_call(app)[1]
+        json_times, page_times = [], []
+        for _ in range(rounds):
+            json_times.append(json_call.loop(app, 1))
+            page_times.append(page_call.loop(app, 1))
+        shown = chromium_times(app) if browser else None
+        results.append(BigPage(count, len(json_body), len(page_body),
+                               statistics.median(json_times), statistics.median(page_times), shown))
+    return results
+
+
+def chromium_times(app: Flask) -> Optional[Dict[str, float]]:
+    """Seconds until Chromium has painted the body: its own view of the raw JSON
+    (``?format=json``), the page, and the page with JavaScript off; None without Chromium."""
+    executable = shutil.which("chromium") or shutil.which("chromium-browser")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return None
+    if executable is None:
+        return None
+    from werkzeug.serving import make_server
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = "http://127.0.0.1:{}/items/".format(server.server_port)
+    times = {}
+    try:
+        with sync_playwright() as playwright:
+            chromium = playwright.chromium.launch(executable_path=executable, args=[
+                "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+            for name, address, script in (("raw", url + "?format=json", True),
+                                          ("page", url, True), ("no JS", url, False)):
+                tab = chromium.new_context(java_script_enabled=script).new_page()
+                started = time.perf_counter()
+                tab.goto(address, timeout=180000)
+                if name == "page":
+                    tab.wait_for_selector(".tree .line", timeout=180000)
+                tab.screenshot(timeout=180000)  # waits for the frame with the body painted
+                times[name] = time.perf_counter() - started
+                tab.context.close()
+            chromium.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    return times
+
+
+def big_page_table(results: List[BigPage]) -> str:
+    lines = ["| items | JSON | page bytes | server: JSON / page | raw JSON view | page | "
+             "page, no JS |", "|---|---|---|---|---|---|---|"]
+    for row in results:
+        shown = row.browser or {}
+        lines.append("| {:,} | {:.1f} MB | {:.2f}x | {:.2f} s / {:.2f} s ({:.2f}x) | {} | {} | "
+                     "{} |".format(row.items, row.json_bytes / 1e6, row.page_bytes / row.json_bytes,
+                                   row.json_seconds, row.page_seconds,
+                                   row.page_seconds / row.json_seconds, _shown(shown, "raw"),
+                                   _shown(shown, "page"), _shown(shown, "no JS")))
+    return "\n".join(lines)
+
+
+def _shown(times: Dict[str, float], name: str) -> str:
+    """Seconds until Chromium showed it, and the ratio to its raw view of the JSON."""
+    if name not in times:
+        return "-"
+    ratio = "" if name == "raw" else " ({:.1f}x)".format(times[name] / times["raw"])
+    return "{:.2f} s{}".format(times[name], ratio)
+
+
+# ---------------------------------------------------------------------------
 # Report
 # ---------------------------------------------------------------------------
 
@@ -516,9 +620,14 @@ def main(argv: Optional[List[str]] = None) -> None:
     parser.add_argument("--rounds", type=int, help="rounds per scenario (default 7)")
     parser.add_argument("--memory", choices=["flaskapi", "flask"], help=argparse.SUPPRESS)
     parser.add_argument("--memory-requests", type=int, default=200, help=argparse.SUPPRESS)
+    parser.add_argument("--big-pages", action="store_true",
+                        help="only the big pages: 20,000 and 100,000 items, Chromium included")
     args = parser.parse_args(argv)
     if args.memory:
         return memory_child(args.memory, args.memory_requests)
+    if args.big_pages:
+        print(big_page_table(big_pages([20000, 100000], 3, browser=True)))
+        return None
     rounds = args.rounds or (3 if args.quick else 7)
     round_seconds = 0.04 if args.quick else 0.4  # both apps together
     results = run_all(rounds, round_seconds)
@@ -529,6 +638,11 @@ def main(argv: Optional[List[str]] = None) -> None:
     print(bytecode_table(results))
     print()
     print(memory_table(mem, requests))
+    print()
+    if args.quick:  # the server's side, at one size
+        print(big_page_table(big_pages([20000], 3, browser=False)))
+    else:
+        print(big_page_table(big_pages([20000, 100000], 3, browser=True)))
     print()
     print(environment(rounds))
 
