@@ -2548,17 +2548,18 @@ function findMatches(node, key, query, found) {
 
 // Copying a selection across lines of the tree copies the JSON of the value that holds it.
 document.addEventListener("copy", function (event) {
-  const selection = window.getSelection();
-  if (!selection.rangeCount || selection.isCollapsed) return;
-  const range = selection.getRangeAt(0);
+  const tree = document.querySelector(".tree"), selection = window.getSelection();
+  if (!tree || !selection.rangeCount || selection.isCollapsed) return;
+  const range = selection.getRangeAt(0), holder = range.commonAncestorContainer;
+  if (!tree.contains(holder)) return;  // more than the tree: as it reads
   const lineOf = function (place) {
-    return (place.nodeType === 1 ? place : place.parentElement).closest(".tree .line");
+    return (place.nodeType === 1 ? place : place.parentElement).closest(".line");
   };
   const start = lineOf(range.startContainer);
-  if (!start || start === lineOf(range.endContainer)) return;  // within a line: as it reads
-  let holder = lineOf(range.commonAncestorContainer) || start.closest(".tree").firstChild;
-  while (lineData.get(holder).from !== undefined) holder = holder.parentElement.closest(".line");
-  event.clipboardData.setData("text/plain", writeJSON(lineData.get(holder).node, "    "));
+  if (start && start === lineOf(range.endContainer)) return;  // within a line: as it reads
+  let line = holder === tree ? tree.firstChild : lineOf(holder);
+  while (lineData.get(line).from !== undefined) line = line.parentElement.closest(".line");
+  event.clipboardData.setData("text/plain", writeJSON(lineData.get(line).node, "    "));
   event.preventDefault();
 });
 
@@ -2649,6 +2650,9 @@ function formField(key, node, index, blank) {
   } else if (kind === "boolean") {
     input = el("input", {id: id, type: "checkbox"});
     input.checked = !blank && node.text === "true";
+  } else if (kind === "string" && !blank && node.value.includes("\\n")) {
+    input = el("textarea", {id: id, rows: "3"});  // an input would drop its line breaks
+    input.value = node.value;
   } else {
     input = el("input", {id: id, type: "text"});
     if (kind === "number") input.setAttribute("inputmode", "decimal");

@@ -4208,6 +4208,241 @@ def test_a_url_in_text_is_linked_without_the_punctuation_around_it(app, client, 
     assert page.body_json == {"text": text}
 
 
+# In a real browser
+
+# What JavaScript's own numbers and objects would lose: digits past 2**53, a float's ".0",
+# a "__proto__" key; and text that JSON escapes.
+LOSSY = {"big": 9007199254740993, "ratio": 2.0, "__proto__": "kept", "note": None,
+         "name": "lamp \"Ω\" \\ \n", "lit": True, "see": "http://x.test/a", "size": {"w": 1}}
+
+
+def _tree_app(count=20000):
+    """/thing/ (GET, PUT: LOSSY, recording each raw body), /items/ (``count`` items, a Link
+    header, GET and POST), /page/ (a paginated wrapper, GET and POST)."""
+    app = FlaskAPI(__name__)
+    app.config.update(things=dict(LOSSY), bodies=[])
+    items = _big_items(count)
+
+    @app.route("/thing/", methods=["GET", "PUT"])
+    def tree_thing():
+        if request.method == "PUT":
+            app.config["bodies"].append(request.get_data())
+            app.config["things"] = request.data
+        return app.config["things"]
+
+    @app.route("/items/", methods=["GET", "POST"])
+    def tree_items():
+        if request.method == "POST":
+            app.config["bodies"].append(request.get_data())
+            return {"made": True}, 201
+        return items, 200, {"Link": '</items/?page=2>; rel="next"'}
+
+    @app.route("/links/")
+    def tree_links():
+        return {"thing": url_for("tree_thing", _external=True)}
+
+    @app.route("/page/", methods=["GET", "POST"])
+    def tree_page():
+        if request.method == "POST":
+            app.config["bodies"].append(request.get_data())
+            return {"made": True}, 201
+        return {"count": 2, "next": None, "results": [{"name": "a", "size": 1},
+                                                      {"name": "b", "size": 2}]}
+    return app
+
+
+@pytest.fixture
+def tree_site(live_site):
+    app = _tree_app()
+    return app, live_site.serve(app)
+
+
+def _line(tab, key):
+    """The tree's line for ``key``."""
+    return tab.locator(".tree .line").filter(
+        has=tab.locator(":scope > .k", has_text=json.dumps(key))).first
+
+
+def test_browser_tree_folds_and_unfolds_any_value_and_all_of_them(tab, tree_site):
+    tab.goto(tree_site[1] + "/thing/")
+    size = _line(tab, "size")
+    _expect(size).to_contain_text('"w": 1')
+    size.locator(":scope > button.fold").click()
+    _expect(_line(tab, "w")).to_be_hidden()
+    _expect(size.locator(":scope > .more")).to_have_attribute("data-more", "… 1 key")
+    _expect(size.locator(":scope > .more")).to_be_visible()
+    size.locator(":scope > button.fold").click()
+    _expect(_line(tab, "w")).to_be_visible()
+    tab.get_by_role("button", name="Fold all", exact=True).click()  # all but the root's own
+    _expect(_line(tab, "w")).to_be_hidden()
+    _expect(_line(tab, "big")).to_be_visible()
+    tab.get_by_role("button", name="Unfold all").click()
+    _expect(_line(tab, "w")).to_be_visible()
+
+
+def test_browser_tree_folds_from_the_keyboard(tab, tree_site):
+    tab.goto(tree_site[1] + "/thing/")
+    button = _line(tab, "size").locator(":scope > button.fold")
+    button.focus()
+    tab.keyboard.press("Enter")
+    _expect(_line(tab, "w")).to_be_hidden()
+    _expect(button).to_have_attribute("aria-expanded", "false")
+    tab.keyboard.press("ArrowRight")
+    _expect(_line(tab, "w")).to_be_visible()
+    tab.keyboard.press("ArrowLeft")
+    _expect(_line(tab, "w")).to_be_hidden()
+    tab.keyboard.press("ArrowLeft")  # already folded: to the line that holds it
+    _expect(tab.locator(".tree > .line > button.fold")).to_be_focused()
+
+
+def test_browser_tree_shows_numbers_and_keys_as_the_api_sent_them(tab, tree_site):
+    tab.goto(tree_site[1] + "/thing/")
+    _expect(_line(tab, "big")).to_have_text('"big": 9007199254740993,')
+    _expect(_line(tab, "ratio")).to_have_text('"ratio": 2.0,')
+    _expect(_line(tab, "__proto__")).to_have_text('"__proto__": "kept",')
+    _expect(_line(tab, "name")).to_have_text('"name": "lamp \\"Ω\\" \\\\ \\n",')
+
+
+def test_browser_tree_links_urls_and_its_links_are_followed(tab, tree_site):
+    site = tree_site[1]
+    tab.goto(site + "/thing/")
+    link = _line(tab, "see").get_by_role("link", name="http://x.test/a")
+    _expect(link).to_have_attribute("href", "http://x.test/a")
+    tab.goto(site + "/links/")
+    tab.locator(".tree").get_by_role("link", name=site + "/thing/").click()
+    tab.wait_for_url(site + "/thing/")
+    _expect(_line(tab, "big")).to_be_visible()
+
+
+def test_browser_filter_finds_keys_and_values_inside_folded_items(tab, tree_site):
+    tab.goto(tree_site[1] + "/items/")
+    _expect(tab.get_by_role("button", name="Fold items 0 to 9999")).to_be_visible()
+    _expect(tab.locator(".tree")).not_to_contain_text('"item 19999"')  # folded, not built
+    tab.get_by_label("Filter keys and values").fill("ITEM 19999")
+    _expect(tab.get_by_role("status")).to_have_text("1 match.")
+    _expect(tab.locator(".tree .hit")).to_have_text('"name": "item 19999"')
+    tab.get_by_label("Filter keys and values").fill("owner")  # a key, 20,000 times
+    _expect(tab.get_by_role("status")).to_have_text("The first 1,000 matches.")
+    tab.get_by_label("Filter keys and values").fill("no such thing")
+    _expect(tab.get_by_role("status")).to_have_text("Nothing matches.")
+    tab.get_by_label("Filter keys and values").fill("")
+    _expect(tab.get_by_role("button", name="Fold items 0 to 9999")).to_be_visible()
+
+
+def _clipboard(tab):
+    return tab.evaluate("navigator.clipboard.readText()")
+
+
+@pytest.fixture
+def clip_tab(chromium, tree_site):
+    tab = _new_tab(chromium, tree_site[1])
+    tab.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=tree_site[1])
+    yield tab
+    tab.context.close()
+
+
+def test_browser_copy_json_gives_the_exact_body(clip_tab, tree_site):
+    app, site = tree_site
+    for path in ("/thing/", "/items/"):
+        clip_tab.goto(site + path)
+        clip_tab.get_by_role("button", name="Copy JSON").click()
+        _expect(clip_tab.get_by_role("button", name="Copied")).to_be_visible()
+        raw = app.test_client().get(path, headers={"Accept": "application/json"}).get_data()
+        assert _clipboard(clip_tab).encode("utf-8") == raw
+    _expect(clip_tab.get_by_role("button", name="Copy JSON")).to_be_visible()  # its label back
+
+
+def test_browser_selecting_the_tree_and_copying_gives_the_responses_json(clip_tab, tree_site):
+    clip_tab.goto(tree_site[1] + "/thing/")
+    # what is folded is copied too
+    clip_tab.get_by_role("button", name="Fold all", exact=True).click()
+    clip_tab.evaluate("""() => {
+        const range = document.createRange();
+        range.selectNodeContents(document.querySelector(".tree"));
+        getSelection().removeAllRanges();
+        getSelection().addRange(range);
+        document.execCommand("copy");
+    }""")
+    copied = _clipboard(clip_tab)
+    assert json.loads(copied) == LOSSY and "9007199254740993" in copied and "2.0" in copied
+
+
+def test_browser_form_tab_sends_back_what_javascript_would_lose(tab, tree_site):
+    app, site = tree_site
+    tab.goto(site + "/thing/")
+    _expect(tab.get_by_label("big", exact=True)).to_have_value("9007199254740993")
+    tab.get_by_role("button", name="PUT").click()
+    _expect(tab.locator("pre.response")).to_contain_text("PUT /thing/")
+    sent = json.loads(app.config["bodies"][-1])
+    assert sent == LOSSY and type(sent["ratio"]) is float and list(sent) == sorted(LOSSY)
+    # null on purpose, and the empty string on purpose
+    tab.get_by_label("name is null").check()
+    tab.get_by_label("note is null").uncheck()
+    tab.get_by_role("button", name="PUT").click()
+    _expect(tab.locator("pre.response")).to_contain_text('"note": ""')
+    sent = json.loads(app.config["bodies"][-1])
+    assert (sent["name"], sent["note"]) == (None, "")
+
+
+def test_browser_form_tab_refuses_a_number_field_that_is_not_a_number(tab, tree_site):
+    app, site = tree_site
+    tab.goto(site + "/thing/")
+    tab.get_by_label("ratio", exact=True).fill("2,5")
+    tab.get_by_role("button", name="PUT").click()
+    message = tab.get_by_label("ratio", exact=True).evaluate("box => box.validationMessage")
+    assert message.startswith("Not JSON") and app.config["bodies"] == []
+
+
+def test_browser_form_tab_of_a_paginated_list_offers_its_items_fields(tab, tree_site):
+    app, site = tree_site
+    tab.goto(site + "/page/")
+    _expect(tab.get_by_label("name", exact=True)).to_have_value("")
+    assert tab.get_by_label("results", exact=True).count() == 0
+    assert tab.get_by_label("count", exact=True).count() == 0
+    tab.get_by_label("name", exact=True).fill("c")
+    tab.get_by_label("size", exact=True).fill("3")
+    tab.get_by_role("button", name="POST").click()
+    _expect(tab.locator("pre.response")).to_contain_text("HTTP 201")
+    assert json.loads(app.config["bodies"][-1]) == {"name": "c", "size": 3}
+
+
+def test_browser_page_without_javascript_shows_the_body_as_text(chromium, tree_site):
+    tab = _new_tab(chromium, tree_site[1], java_script_enabled=False)
+    try:
+        tab.goto("/items/")
+        body = tab.locator("pre.response .body")
+        _expect(body).to_be_visible()
+        _expect(body).to_contain_text('"name": "item 19999"')  # the last, in its block
+        assert tab.locator(".tree").count() == 0
+        tab.goto("/thing/")
+        _expect(tab.locator("pre.response .body")).to_contain_text('\n    "big": 9007199254740993')
+    finally:
+        tab.context.close()
+
+
+def test_browser_a_100000_item_page_loads_with_its_tree_form_and_links(chromium, live_site):
+    app = _tree_app(100000)
+    site = live_site.serve(app)
+    for script in (True, False):
+        tab = _new_tab(chromium, site, java_script_enabled=script)
+        tab.set_default_timeout(90000)
+        try:
+            tab.goto("/items/")
+            _expect(tab.get_by_role("link", name="next")).to_be_visible()
+            if script:
+                last_group = tab.get_by_role("button", name="Unfold items 90000 to 99999")
+                _expect(last_group).to_be_visible()
+                _expect(tab.get_by_label("name", exact=True)).to_have_value("")
+                tab.get_by_label("name", exact=True).fill("new")
+                tab.get_by_role("button", name="POST").click()
+                _expect(tab.locator("pre.response")).to_contain_text("HTTP 201")
+            else:
+                _expect(tab.locator("pre.response .body")).to_contain_text('"item 99999"')
+        finally:
+            tab.context.close()
+    assert json.loads(app.config["bodies"][-1])["name"] == "new"
+
+
 # ===========================================================================
 # Any Flask app: BrowsableAPI
 # ===========================================================================
