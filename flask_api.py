@@ -2082,9 +2082,9 @@ function el(tag, attributes, children) {
 
 // Build every tool into this page; again after each page swap.
 function enhance() {
+  jsonTree();  // first: the body stays hidden until it is built
   headersPanel();
   queryPanel();
-  jsonTree();
   formTabs();
   curlButtons();
 }
@@ -2285,7 +2285,7 @@ function bodyModel() {
 }
 
 // ---- The body as a tree: fold, unfold, filter, links; lines built when first shown ----
-const FIRST_LINES = 300;  // lines shown unfolded at first; the rest starts folded
+const FIRST_LINES = 2000;  // lines shown unfolded at first; the rest starts folded
 const MOST_LINES = 10000;  // lines "Unfold all" shows at the most
 const GROUP = 100;  // a longer array shows its items in groups of 100, 10,000, ...
 const MOST_MATCHES = 1000;  // matches of the filter shown at the most
@@ -2295,11 +2295,17 @@ let treeFilter = null;  // while filtering: {keep: nodes on the way to a match, 
 // Build the tree in place of the body's text (which the page hides while it can be built).
 function jsonTree() {
   const body = document.querySelector("pre.response .body");
-  const model = bodyModel();
-  if (!body || model === undefined) {
-    document.documentElement.classList.remove("json-tree");  // the text, as it is
-    return;
+  const model = bodyModel(), shown = document.documentElement.classList;
+  shown.toggle("json-tree", Boolean(body) && model !== undefined);  // else the text, as it is
+  if (!shown.contains("json-tree")) return;
+  try { buildTree(body, model); } catch (e) {
+    shown.remove("json-tree");
+    throw e;
   }
+}
+
+// The tree and its tools, after the body's hidden text.
+function buildTree(body, model) {
   const tree = el("span", {class: "tree"});
   tree.addEventListener("click", function (event) {
     const button = event.target.closest("button.fold");
