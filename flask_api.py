@@ -1969,6 +1969,7 @@ pre.curl { user-select: all; }
 .tree .open > .more, .tree .open > .range::after { display: none; }
 .tree .more::after { content: attr(data-more); color: var(--muted); }
 .tree .range::before { content: attr(data-range); color: var(--muted); }
+.tree .index::before { content: "[" attr(data-index) "] "; color: var(--muted); }
 .tree .fold { border: 0; background: none; padding: 0; margin-left: -1.4em; width: 1.4em;
   font-weight: 400; color: var(--muted); }
 .tree .fold::before { content: "\\25B8"; }
@@ -2411,13 +2412,13 @@ function shownMembers(node) {
 // The lines of a container's (or a group's) children.
 function childLines(data) {
   const node = data.node;
-  if (node.type === "object" || filtered(data)) {
-    const members = shownMembers(node), total = members.length;
+  if (node.type === "object") {
+    const members = shownMembers(node), last = members.length - 1;
     return members.map(function (member, index) {
-      return node.type === "object" ? treeLine(member[0], {node: member[1]}, index === total - 1)
-        : treeLine(null, {node: member}, index === total - 1);
+      return treeLine(member[0], {node: member[1]}, index === last);
     });
   }
+  if (filtered(data)) return matchedItems(node);
   const from = data.from || 0, to = data.to === undefined ? node.items.length : data.to;
   const size = groupSize(to - from), lines = [];
   for (let start = from; start < to; start += size) {
@@ -2425,6 +2426,21 @@ function childLines(data) {
       start === node.items.length - 1) : treeLine(null, {node: node, from: start,
       to: Math.min(start + size, to)}, true));
   }
+  return lines;
+}
+
+// While filtering, the lines of an array's items on the way to a match, each with its index.
+function matchedItems(node) {
+  const lines = [];
+  node.items.forEach(function (item, index) {
+    if (!treeFilter.keep.has(item)) return;
+    const line = treeLine(null, {node: item}, false);
+    const button = line.querySelector(":scope > button.fold");
+    const label = el("span", {class: "index", "data-index": index});  // shown, not copied
+    if (button) button.after(label); else line.prepend(label);
+    lines.push(line);
+  });
+  if (lines.length) lines[lines.length - 1].lastChild.remove();  // its comma
   return lines;
 }
 

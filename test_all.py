@@ -4321,6 +4321,7 @@ def test_browser_filter_finds_keys_and_values_inside_folded_items(tab, tree_site
     tab.get_by_label("Filter keys and values").fill("ITEM 19999")
     _expect(tab.get_by_role("status")).to_have_text("1 match.")
     _expect(tab.locator(".tree .hit")).to_have_text('"name": "item 19999"')
+    _expect(tab.locator(".tree .index")).to_have_attribute("data-index", "19999")  # which item
     tab.get_by_label("Filter keys and values").fill("owner")  # a key, 20,000 times
     _expect(tab.get_by_role("status")).to_have_text("The first 1,000 matches.")
     tab.get_by_label("Filter keys and values").fill("no such thing")
