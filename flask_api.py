@@ -37,6 +37,7 @@ import re
 import sys
 import threading
 import types
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union, cast
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
@@ -852,10 +853,22 @@ def _compact_encoder(provider: Any) -> Any:
     """A function writing compact JSON as `_json_dumps` does, fast to call once per item."""
     if type(provider) is DefaultJSONProvider:
         try:
-            return _json_encoder(provider.default, provider.sort_keys, None).encode
+            return _item_encoder(provider.default, provider.sort_keys)
         except TypeError:  # an unhashable default: no cached encoder
             pass
     return _json_dumps
+
+
+@functools.lru_cache(maxsize=64)
+def _item_encoder(default: Any, sort_keys: bool) -> Any:
+    """`_json_encoder`'s encoding, called straight: ``JSONEncoder.encode`` makes a new C
+    encoder on every call, which for each item of a big list costs as much again as
+    encoding it. (No ``markers``, so that threads may share it: a cycle is a RecursionError.)"""
+    if c_make_encoder is None:  # a Python without the C speedups
+        return _json_encoder(default, sort_keys, None).encode
+    encoder = c_make_encoder(None, default, encode_basestring, None, ": ", ", ", sort_keys,
+                             False, True)
+    return lambda value: "".join(encoder(value, 0))
 
 
 def _sorts_keys(encode: Any) -> bool:
@@ -870,46 +883,25 @@ def _indented(value: Any, newline: str, sort_keys: bool, encode: Any = None) -> 
     """``json.dumps(value, indent=4)``'s text. Given ``encode`` (a big body), each item
     of a list or object of more than `_ITEMS_A_LINE` items is a line written by it."""
     inner = newline + "    "
+    compact = encode is not None and isinstance(value, (dict, list, tuple)) and (
+        len(value) > _ITEMS_A_LINE)
     if isinstance(value, dict) and value:
         keys = sorted(value) if sort_keys else list(value)
         if any(type(key) is not str for key in keys):
             raise TypeError("non-string keys: the standard library's rules apply")
-        texts = _item_texts([value[key] for key in keys], inner, sort_keys, encode)
+        texts = map(encode, [value[key] for key in keys]) if compact else [
+            _indented(value[key], inner, sort_keys, encode) for key in keys]
         return "{" + inner + ("," + inner).join([
             _scalar_json(key) + ": " + text for key, text in zip(keys, texts)]) + newline + "}"
     if isinstance(value, (list, tuple)) and value:
-        texts = _item_texts(value, inner, sort_keys, encode)
+        texts = map(encode, value) if compact else [
+            _indented(item, inner, sort_keys, encode) for item in value]
         return "[" + inner + ("," + inner).join(texts) + newline + "]"
     if encode is not None:
         return cast(str, encode(value))
     if isinstance(value, (dict, list, tuple, str, int, float)) or value is None:
         return _scalar_json(value)  # also {} and []
     raise TypeError("not one of JSON's types")
-
-
-#: Put between a big container's items to encode them all in one call (see `_item_texts`);
-#: a noncharacter, which JSON writes as it is: no escape to make.
-_MARK = "\uffff"
-
-
-def _item_texts(items: Sequence[Any], newline: str, sort_keys: bool, encode: Any) -> List[str]:
-    """The items of a container as `_indented` writes them: indented in turn, or in a big
-    body, if there are more than `_ITEMS_A_LINE`, compactly by ``encode``.
-
-    Those are encoded in one call, with `_MARK` between them to split the text at:
-    one call per item would cost as much again as the whole JSON response.
-    """
-    if encode is None or len(items) <= _ITEMS_A_LINE:
-        return [_indented(item, newline, sort_keys, encode) for item in items]
-    separator = encode([0, 0])[2:-2]  # ", ", or what the app's JSON writes
-    if "\n" not in separator:  # not an app's JSON that indents everything
-        marked = [_MARK] * (2 * len(items) - 1)
-        marked[::2] = items
-        texts = encode(marked).split(separator + encode(_MARK) + separator)
-        if len(texts) == len(items):  # else the data holds the mark itself
-            texts[0], texts[-1] = texts[0][1:], texts[-1][:-1]  # the list's brackets
-            return texts
-    return list(map(encode, items))
 
 
 @functools.lru_cache(maxsize=None)
@@ -1113,19 +1105,26 @@ def _linked_body(text: str) -> Markup:
     each (escaped) URL wrapped in a link, by C-level calls only (no Python per URL)."""
     parts = _ESCAPED_URL_RE.split(_escape_text(text))  # text, URL, text, URL, ..., text
     parts[1::2] = map('<a href="{0}">{0}</a>'.format, parts[1::2])
-    lines = "".join(parts).split("\n")
-    if len(lines) <= _CHUNK_LINES:
-        return Markup("\n".join(lines))
-    chunks = ("\n".join(lines[start:start + _CHUNK_LINES])
-              for start in range(0, len(lines), _CHUNK_LINES))
-    return Markup('<span class="chunk">' + '\n</span><span class="chunk">'.join(chunks)
-                  + "</span>")
+    return Markup(_in_blocks("".join(parts)))
 
 
-#: A body of more lines goes out in blocks of this many, each laid out by the browser only
-#: when it scrolls into view (``content-visibility: auto``): with JavaScript off, a page of
-#: 100,000 lines then shows in 1 s, not 26 s (Chromium's own view of the JSON: 6 s).
-_CHUNK_LINES = 500
+def _in_blocks(html: str) -> str:
+    """HTML text of more than `_BLOCK` characters, cut at line ends into blocks, each laid
+    out by the browser only when it scrolls into view (``content-visibility: auto``): with
+    JavaScript off, a page of 100,000 items then shows in 1 s, not 26 s (Chromium's own view
+    of the JSON: 4 to 6 s). The text itself is the same."""
+    if len(html) <= _BLOCK:
+        return html
+    blocks, start = ['<span class="chunk">'], 0
+    while start < len(html):
+        end = html.find("\n", start + _BLOCK) + 1 or len(html)
+        blocks += [html[start:end], '</span><span class="chunk">']
+        start = end
+    blocks[-1] = "</span>"
+    return "".join(blocks)
+
+
+_BLOCK = 65536  # characters of the body in one block of the page (`_in_blocks`)
 
 
 # ---------------------------------------------------------------------------

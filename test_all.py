@@ -5,6 +5,7 @@ real headless Chromium. Runs on Python 3.6 + Flask 1.1 up to the newest.
 """
 
 import datetime
+import functools
 import http.client
 import io
 import json
@@ -4189,6 +4190,24 @@ def test_big_dict_body_leaves_the_raw_form_box_empty_but_a_small_one_fills_it():
     small = {"count": 1, "results": _big_items(1)}
     box = _browse(_big_app(small).test_client(), "/items/").one("textarea").text
     assert json.loads(box) == small
+
+
+@pytest.mark.parametrize("sort_keys", [True, False])
+@pytest.mark.parametrize("data", [
+    _big_items(11000), {"z": 0, "results": _big_items(3000), "a": [None] * 200},
+    [{"when": datetime.date(2020, 1, 2), "n": i} for i in range(11000)],
+    {str(i): [i, 2.5] for i in range(11000)},
+], ids=["list", "wrapper", "app-encoded", "long-object"])
+def test_a_big_bodys_page_text_is_the_apps_json_with_long_lists_a_line_an_item(
+        app, data, sort_keys):
+    if not hasattr(app, "json"):
+        pytest.skip("JSON providers (app.json) need Flask >= 2.2")
+    app.json.sort_keys = sort_keys
+    with app.app_context():
+        text, compact = flask_api._page_json(data), app.json.dumps(data, ensure_ascii=False)
+        in_order = functools.partial(json.loads, object_pairs_hook=list)
+        assert in_order(text) == in_order(compact)  # the same values, keys in the same order
+        assert len(text.splitlines()) < 2 * 11000  # an item a line, not a value a line
 
 
 @pytest.mark.parametrize("text, url", [
