@@ -319,13 +319,17 @@ def parse_accept_header(accept: str) -> List[Set[MediaType]]:
     return [media_types for media_types in by_precedence if media_types]
 
 
-#: Headers are read up to this many characters, so that what they cost to parse and
-#: to cache is bounded by size, not only by count: a browser's Accept is ~150.
+#: Headers are read up to this many characters, so that what they cost to parse is
+#: bounded by size, not only by count.
 _LONGEST_HEADER = 1024
-_LONGEST_CACHED = 64  # Content-Types: longer ones (multipart boundaries) are one-offs
+#: Longer values are parsed afresh on each request, not cached, so that every cache is
+#: bounded in bytes too: a browser's Accept is ~150 characters; a query of that size or
+#: more is rarely seen twice, and a Content-Type with a multipart boundary never.
+_CACHED_ACCEPT = 256
+_LONGEST_CACHED = 64  # Content-Types
 
 
-@functools.lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=64)  # each entry up to ~60 media types: about 2 MiB in all
 def _accepted(accept: str) -> Tuple[MediaType, ...]:
     """The media ranges of an Accept header (at most ``_LONGEST_HEADER`` long), in order."""
     items = parse_list_header(accept or "")
@@ -374,7 +378,7 @@ def _negotiate(renderers: Tuple["BaseRenderer", ...], accept: str,
             if renderer.format == url_format:
                 return renderer, _media_type(renderer.media_type)
         return None
-    accepted = _accepted(accept)
+    accepted = (_accepted if len(accept) <= _CACHED_ACCEPT else _accepted.__wrapped__)(accept)
     if not accepted:
         return renderers[0], _media_type(renderers[0].media_type)
     best = None
@@ -464,19 +468,29 @@ def _select_parser(parsers: Tuple[Any, ...], environ: Dict[str, Any]) -> Tuple[A
     return found
 
 
+def _cut(accept: str) -> str:
+    """An Accept header cut after its last whole media range within `_LONGEST_HEADER`."""
+    return accept if len(accept) <= _LONGEST_HEADER else accept[:_LONGEST_HEADER].rpartition(
+        ",")[0]
+
+
 def _select_renderer(renderers: Tuple[Any, ...], environ: Dict[str, Any],
                      app: Any = None) -> Tuple[Any, MediaType]:
     query = environ.get("QUERY_STRING")
     url_format = None
     if query:
         override = (app or current_app).config.get("URL_FORMAT_OVERRIDE", "format")
-        if override:  # a long query is no cache key, as a long header is not
-            find = _query_value if len(query) <= _LONGEST_HEADER else _query_value.__wrapped__
-            url_format = find(query, override)
+        if override and len(query) <= _CACHED_ACCEPT:
+            url_format = _query_value(query, override)
+        elif override:  # a long query is no cache key, nor a long format in it
+            url_format = _query_value.__wrapped__(query, override)
+            if url_format is not None and len(url_format) > _LONGEST_CACHED:
+                raise NotAcceptable()
     accept = environ.get("HTTP_ACCEPT", "")
-    if len(accept) > _LONGEST_HEADER:  # cut after its last whole media range in the limit
-        accept = accept[:_LONGEST_HEADER].rpartition(",")[0]
-    result = _negotiate(renderers, accept, url_format)
+    if len(accept) <= _CACHED_ACCEPT:
+        result = _negotiate(renderers, accept, url_format)
+    else:  # negotiated afresh, so that no cache holds it
+        result = _negotiate.__wrapped__(renderers, _cut(accept), url_format)
     if result is None:
         raise NotAcceptable()
     return result
@@ -703,12 +717,15 @@ def _title(name: str) -> str:
 
 
 def _view_doc(view: Any) -> str:
-    """The view's own docstring; ``inspect.getdoc`` would inherit ``MethodView``'s."""
+    """The view's own docstring (``inspect.getdoc`` would inherit ``MethodView``'s)."""
     doc = getattr(view, "__doc__", None) if view else None
-    return _cleandoc(doc) if doc else ""
+    return _description(doc) if doc else ""
 
 
-_cleandoc = functools.lru_cache(maxsize=256)(inspect.cleandoc)  # docstrings: a few per app
+@functools.lru_cache(maxsize=256)  # docstrings: a few per app
+def _description(doc: str) -> str:
+    """A docstring up to a line ``---``, after which flasgger and flask-smorest keep YAML."""
+    return re.split(r"^---[ \t]*$", inspect.cleandoc(doc), maxsplit=1, flags=re.M)[0].rstrip()
 
 
 @functools.lru_cache(maxsize=256)
@@ -787,7 +804,7 @@ class BrowsableAPIRenderer(BaseRenderer):
             "description_html": _markdown(doc),
             "root_url": _href(req.script_root + "/"),
             "breadcrumbs": _breadcrumbs(app, req),
-            "method": req.method,
+            "method": "GET" if req.method == "HEAD" else req.method,  # HEAD: GET's headers
             "path": _href(req.script_root + req.path, req.query_string),
             "status_line": "{} {}".format(status, HTTP_STATUS_CODES.get(status, "")),
             "status_ok": is_success(status),
@@ -1505,9 +1522,17 @@ class _Middleware:
             environ["wsgi.input"] = _ReadGuard(environ["wsgi.input"])
         if (environ.get("REQUEST_METHOD") == "POST" and _same_origin(environ) and
                 environ.get("CONTENT_TYPE", "").startswith("application/x-www-form-urlencoded")
-                and "text/html" in environ.get("HTTP_ACCEPT", "") and _apply_override(environ)):
+                and _wants_page(environ) and _apply_override(environ)):
             start_response = _see_other_for_no_content(environ, start_response)
         return self.wsgi_app(environ, start_response)
+
+
+def _wants_page(environ: Dict[str, Any]) -> bool:
+    """True if the request's Accept negotiates the page before JSON, as a browser's does
+    (not one that names ``text/html;q=0``)."""
+    renderers = _resolve((JSONRenderer, BrowsableAPIRenderer), "renderers")
+    found = _negotiate.__wrapped__(renderers, _cut(environ.get("HTTP_ACCEPT", "")), None)
+    return found is not None and isinstance(found[0], BrowsableAPIRenderer)
 
 
 def _same_origin(environ: Dict[str, Any]) -> bool:
@@ -1816,7 +1841,7 @@ class _BrowsableMiddleware(_Middleware):
 
     def __call__(self, environ: Dict[str, Any], start_response: Any) -> Any:
         accept = environ.get("HTTP_ACCEPT", "")
-        if len(accept) <= _LONGEST_HEADER and "format=" not in environ.get("QUERY_STRING", ""):
+        if len(accept) <= _CACHED_ACCEPT and "format=" not in environ.get("QUERY_STRING", ""):
             negotiated = _negotiate(self.renderers, accept, None)  # cached: cheap for clients
         else:
             try:

@@ -3390,6 +3390,92 @@ def test_browser_writes_to_a_csrf_protected_app_with_and_without_javascript(
 
 
 # ---------------------------------------------------------------------------
+# The page's server side under real use: docstrings, HEAD, the override, memory
+# ---------------------------------------------------------------------------
+
+def test_a_docstring_is_cut_at_a_line_of_three_dashes_where_openapi_yaml_begins(app, client):
+    @app.route("/")
+    def documented():
+        """Things.
+
+        More about things.
+        ---
+        get:
+          responses: {200: {description: ok}}
+        """
+        return {"ok": True}
+    page = _browse(client, "/")
+    assert "More about things." in page.html and "responses" not in page.html
+    options = client.options("/", headers={"Accept": "application/json"}).get_json()
+    assert options["description"] == "Things.\n\nMore about things."
+
+
+def test_the_page_for_head_has_the_headers_of_the_page_for_get(notes_client):
+    get = notes_client.get("/", headers={"Accept": BROWSER_ACCEPT})
+    head = notes_client.head("/", headers={"Accept": BROWSER_ACCEPT})
+    assert head.data == b"" and head.headers == get.headers
+
+
+@pytest.mark.parametrize("accept", ["text/html;q=0, application/json", "text/html;q=0"])
+def test_the_form_override_is_not_for_a_client_that_refuses_html(notes_client, accept):
+    response = notes_client.post("/1/", data={"_method": "DELETE"}, headers={"Accept": accept})
+    assert response.status_code == 405  # a POST, as sent: not turned into a DELETE
+    assert _note_text(notes_client, 1) == "build the codez"
+
+
+def _read(path):
+    with open(path) as text:
+        return text.read()
+
+
+def _gunicorn_worker_rss(pid):
+    status = _read("/proc/{}/status".format(pid))
+    return int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) * 1024
+
+
+def test_distinct_long_headers_and_queries_grow_a_gunicorn_worker_by_under_20_mib(tmp_path):
+    """1,000 requests, each with its own 1 KiB Accept, Content-Type and query: the caches
+    that hold parsed headers are bounded in bytes, not only in entries."""
+    if not os.path.exists(GUNICORN):
+        pytest.skip("gunicorn is not installed")
+    env = {name: value for name, value in os.environ.items() if not name.startswith("NOTES_")}
+    env["XDG_RUNTIME_DIR"] = str(tmp_path)
+    log = str(tmp_path / "gunicorn.log")
+    with open(log, "w") as out:
+        proc = subprocess.Popen([GUNICORN, "--workers", "1", "--bind", "127.0.0.1:0",
+                                 "notes_app:app"], cwd=NOTES_DIR, env=env, stdout=out,
+                                stderr=subprocess.STDOUT)
+    try:
+        deadline, port = time.monotonic() + 60, None
+        while port is None and time.monotonic() < deadline:
+            found = re.search(r"Listening at: http://127\.0\.0\.1:([0-9]+)", _read(log))
+            port = found and int(found.group(1))
+            time.sleep(0.05)
+        assert port, _read(log)
+
+        def send(n):
+            ranges = "x/{},".format(n) + ",".join("a/{}".format(i) for i in range(180))
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            conn.request("PUT", "/1/?x{}={}".format(n, "y" * 1000), body=b"{}", headers={
+                "Accept": ranges + ",application/json",
+                "Content-Type": "application/json; v=" + str(n) * (900 // len(str(n)))})
+            status = conn.getresponse().status
+            conn.close()
+            assert status < 500
+        for n in range(100):  # warm up: imports, first renders, the allocator's arenas
+            send(-n)
+        worker = int(_read("/proc/{0}/task/{0}/children".format(proc.pid)).split()[0])
+        before = _gunicorn_worker_rss(worker)
+        for n in range(1000):
+            send(n)
+        grown = _gunicorn_worker_rss(worker) - before
+        assert grown < 20 * 1024 * 1024, "the worker grew by {:.1f} MiB".format(grown / 2 ** 20)
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
+# ---------------------------------------------------------------------------
 # Flask-API 3.x apps: what code written for it relies on (the published suite runs in CI)
 # ---------------------------------------------------------------------------
 
