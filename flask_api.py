@@ -1395,6 +1395,8 @@ class APIResponse(Response):
         self.headers.set("Vary", "Accept")
         for name, value in renderer.response_headers:
             self.headers.set(name, value)
+        if isinstance(renderer, BrowsableAPIRenderer):
+            _show_late_headers(self, kwargs.get("headers"))
 
 
 def _is_data(content: Any) -> bool:
@@ -1442,7 +1444,37 @@ def _json_page(response: Response, renderer: BrowsableAPIRenderer,
     response.vary.add("Accept")  # the app's own Vary kept
     for name, value in renderer.response_headers:
         response.headers.set(name, value)
+    _show_late_headers(response, headers)
     return response
+
+
+#: Where the page lists headers added after it was rendered (see `_show_late_headers`).
+_LATE_HEADERS = b"<!--flask-api: late headers-->"
+
+
+def _show_late_headers(response: Response, given: Any) -> None:
+    """Have the page list the headers its response gets once rendered: those of Flask's
+    ``after_request`` hooks (Flask-CORS), or of a decorator around the view (Flask-HTTPAuth's
+    ``WWW-Authenticate``). They are written in as the response is sent, at `_LATE_HEADERS`,
+    unless a hook has compressed the body. Only pages pay for it, not JSON clients."""
+    items = given.items() if isinstance(given, dict) else given or []
+    shown = {(str(name).lower(), str(value)) for name, value in items}
+    shown.update((name.lower(), value) for name, value in response.headers)
+    send = response.get_wsgi_response
+
+    def get_wsgi_response(environ: Dict[str, Any]) -> Any:
+        late = [(name, value) for name, value in response.headers
+                if (name.lower(), value) not in shown and name.lower() not in _UNSHOWN_HEADERS]
+        if late and not response.is_streamed and "Content-Encoding" not in response.headers:
+            body = response.get_data()
+            at = body.rfind(_LATE_HEADERS)
+            if at >= 0:
+                lines = Markup("").join(Markup('<span class="key">{}:</span> {}\n').format(
+                    name, _linked_header(name, value) if name.lower() in _URL_HEADERS else value)
+                    for name, value in late)
+                response.set_data(body[:at] + lines.encode("utf-8") + body[at:])
+        return send(environ)
+    response.get_wsgi_response = get_wsgi_response  # type: ignore[method-assign]
 
 
 def _page_bytes(body: str) -> bytes:
@@ -1700,6 +1732,8 @@ class FlaskAPI(Flask):
         if renderer.response_headers:
             for name, value in renderer.response_headers:
                 response.headers.add(name, value)
+            if isinstance(renderer, BrowsableAPIRenderer):
+                _show_late_headers(response, headers)
         return response
 
     def handle_api_exception(self, exc: APIException) -> Any:
@@ -2874,7 +2908,7 @@ function responseCurl() {
 
 <span class="status{% if not status_ok %} error{% endif %}">HTTP {{ status_line }}</span>
 {% for name, value in headers %}<span class="key">{{ name }}:</span> {{ value }}
-{% endfor %}
+{% endfor %}<!--flask-api: late headers-->
 <span class="body">{{ body_html }}</span></pre>
 {#- Filled by the script: "Copy as curl" for the request behind this response -#}
 <div id="api-curl" class="bar" hidden></div>

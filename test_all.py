@@ -6,6 +6,7 @@ real headless Chromium. Runs on Python 3.6 + Flask 1.1 up to the newest.
 
 import datetime
 import functools
+import gzip
 import http.client
 import io
 import json
@@ -3421,6 +3422,61 @@ def test_the_form_override_is_not_for_a_client_that_refuses_html(notes_client, a
     response = notes_client.post("/1/", data={"_method": "DELETE"}, headers={"Accept": accept})
     assert response.status_code == 405  # a POST, as sent: not turned into a DELETE
     assert _note_text(notes_client, 1) == "build the codez"
+
+
+def _late_header_app(flask_class):
+    """A view behind Flask-HTTPAuth (its decorator adds WWW-Authenticate to the response
+    the view's 401 makes), on an app with Flask-CORS and an after_request hook of its own."""
+    httpauth, cors = _optional("flask_httpauth"), _optional("flask_cors")
+    app = flask_class(__name__)
+    cors.CORS(app)
+    auth = httpauth.HTTPBasicAuth()
+    auth.verify_password(lambda user, password: user == "ann" and password == "pw")
+    auth.error_handler(lambda code: (flask.jsonify(detail="Log in first."), code))
+
+    @app.route("/")
+    @auth.login_required
+    def guarded():
+        return flask.jsonify(ok=True)
+
+    @app.after_request
+    def stamp(response):
+        response.headers["Location"] = "http://x.test/next"
+        return response
+    if flask_class is Flask:
+        BrowsableAPI(app)
+    return app
+
+
+@pytest.mark.parametrize("flask_class", [FlaskAPI, Flask], ids=["FlaskAPI", "BrowsableAPI"])
+def test_the_page_lists_headers_added_after_the_view_by_hooks_and_decorators(flask_class):
+    client = _late_header_app(flask_class).test_client()
+    headers = {"Origin": "http://o.test"}
+    api = client.get("/", headers=dict(headers, Accept="application/json"))
+    page = _browse(client, "/", headers=headers)
+    assert page.status_code == api.status_code == 401
+    shown = page.response_text
+    for name in ("WWW-Authenticate", "Access-Control-Allow-Origin", "Location"):
+        assert "{}: {}".format(name, api.headers[name]) in shown
+    assert page.one("a", href="http://x.test/next").text == "http://x.test/next"
+    head = client.head("/", headers=dict(headers, Accept=BROWSER_ACCEPT))
+    assert head.headers["Content-Length"] == str(len(page.html.encode("utf-8")))
+
+
+def test_a_page_compressed_by_a_hook_is_sent_as_the_hook_left_it(app, client):
+    @app.route("/")
+    def plain():
+        return {"ok": True}
+
+    @app.after_request
+    def compress(response):
+        response.set_data(gzip.compress(response.get_data()))
+        response.headers.update({"Content-Encoding": "gzip", "X-Later": "1"})
+        return response
+    response = client.get("/", headers={"Accept": BROWSER_ACCEPT})
+    page = gzip.decompress(response.get_data()).decode("utf-8")
+    assert response.headers["X-Later"] == "1" and "X-Later" not in page
+    assert '<span class="key">Vary:</span> Accept' in page
 
 
 def _read(path):
