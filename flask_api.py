@@ -26,6 +26,7 @@ __all__ = [
 ]
 
 import base64
+import contextlib
 import functools
 import hashlib
 import importlib
@@ -47,6 +48,7 @@ from flask import json as flask_json
 from markupsafe import Markup
 from werkzeug.datastructures import Headers, ImmutableMultiDict, MultiDict
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge, default_exceptions
+from werkzeug.exceptions import MethodNotAllowed as _MethodNotAllowed  # not the APIException
 from werkzeug.formparser import FormDataParser
 from werkzeug.http import HTTP_STATUS_CODES, parse_list_header, parse_options_header
 from werkzeug.wsgi import get_content_length, get_current_url, get_input_stream
@@ -699,8 +701,13 @@ def _json_loads(text: str, **kwargs: Any) -> Any:
 
 
 def _view_for(app: Flask, req: Request) -> Any:
-    """The view function (or its ``MethodView`` class) that handles this request."""
-    view = app.view_functions.get(req.endpoint or "")
+    """The view function (or its ``MethodView`` class) that handles this request; for a
+    method the URL does not allow (a GET of a POST-only login), the one for those it does."""
+    endpoint = req.endpoint
+    if endpoint is None and isinstance(req.routing_exception, _MethodNotAllowed):
+        with contextlib.suppress(HTTPException, AttributeError, IndexError):  # no adapter...
+            endpoint = _url_adapter(app, req).match(method=_allowed_methods(app, req)[0])[0]
+    view = app.view_functions.get(endpoint or "")
     return getattr(view, "view_class", view)
 
 
@@ -1082,8 +1089,8 @@ def _allowed_methods(app: Flask, req: Request) -> List[str]:
     match one URL; it needs no adapter (a route match) per page.
     """
     rule = req.url_rule
-    if rule is None:
-        return []
+    if rule is None:  # routing failed; for a 405, werkzeug names the methods allowed
+        return sorted(getattr(req.routing_exception, "valid_methods", None) or ())
     key = (rule.rule, rule.host, rule.subdomain)
     cache = app.extensions.setdefault("flask_api_allowed", {})
     if key not in cache:
@@ -1421,6 +1428,10 @@ def _as_page(response: Response, renderer: BrowsableAPIRenderer,
     page; a 404 at the root, as the index of routes. Any other response stands."""
     if response.status_code == HTTP_404_NOT_FOUND and _wants_index():  # JSON 404s too
         return _index_page(renderer, media_type)
+    error = _request._get_current_object().routing_exception
+    if isinstance(error, _MethodNotAllowed) and response.mimetype == "text/html":
+        response.set_data(_json_dumps({"detail": error.description}))  # werkzeug's page
+        response.mimetype = "application/json"  # then shown with the allowed methods' forms
     if (response.mimetype == "application/json" and not response.direct_passthrough
             and not response.is_streamed):
         return _json_page(response, renderer, media_type)

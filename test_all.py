@@ -3424,6 +3424,56 @@ def test_the_form_override_is_not_for_a_client_that_refuses_html(notes_client, a
     assert _note_text(notes_client, 1) == "build the codez"
 
 
+def _post_only_app(flask_class):
+    """A login that only takes POST, behind Flask-WTF's CSRFProtect; it records what it got."""
+    csrf = pytest.importorskip("flask_wtf.csrf")
+    app = flask_class(__name__)
+    app.config.update(SECRET_KEY="test only", logins=[])
+    csrf.CSRFProtect(app)
+
+    @app.route("/login/", methods=["POST"])
+    def login():
+        """Log in with a name."""
+        app.config["logins"].append(request.get_json(force=True))
+        return flask.jsonify(token="t0k3n"), 201
+    if flask_class is Flask:
+        BrowsableAPI(app)
+    return app
+
+
+@pytest.mark.parametrize("flask_class", [FlaskAPI, Flask], ids=["FlaskAPI", "BrowsableAPI"])
+def test_the_page_of_a_post_only_view_offers_its_form_with_the_csrf_token(flask_class):
+    client = _post_only_app(flask_class).test_client()
+    page = _browse(client, "/login/")
+    assert page.status_code == 405 and page.one("h1").text == "Login"
+    assert "Log in with a name." in page.html
+    assert "POST" in page.buttons and page.find("input", name="csrf_token")
+    assert "Allow: OPTIONS, POST" in page.response_text
+    api = client.get("/login/", headers={"Accept": "application/json"})
+    assert api.status_code == 405  # an API client gets the app's own 405, as without the page
+    assert api.content_type == ("application/json" if flask_class is FlaskAPI else
+                                "text/html; charset=utf-8")
+
+
+@pytest.mark.parametrize("flask_class", [FlaskAPI, Flask], ids=["FlaskAPI", "BrowsableAPI"])
+def test_browser_uses_a_post_only_view_from_its_page(chromium, live_site, flask_class):
+    app = _post_only_app(flask_class)
+    site = live_site.serve(app)
+    tab = _new_tab(chromium, site)
+    try:
+        tab.goto("/login/")
+        _expect(tab.locator("pre.response")).to_contain_text("HTTP 405")
+        tab.get_by_label("Content").fill('{"name": "ann"}')
+        tab.get_by_role("button", name="POST").click()
+        _expect(tab.locator("pre.response")).to_contain_text("HTTP 201")
+        _expect(tab.locator("pre.response")).to_contain_text('"token": "t0k3n"')
+    finally:
+        tab.context.close()
+    _send_without_javascript(chromium, site, "/login/", '{"name": "bob"}', "POST",
+                             shown="HTTP 201")
+    assert app.config["logins"] == [{"name": "ann"}, {"name": "bob"}]
+
+
 def _late_header_app(flask_class):
     """A view behind Flask-HTTPAuth (its decorator adds WWW-Authenticate to the response
     the view's 401 makes), on an app with Flask-CORS and an after_request hook of its own."""
