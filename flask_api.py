@@ -860,17 +860,18 @@ def _page_json(data: Any) -> str:
 
 def _is_big(data: Any) -> bool:
     """True if the data holds more than `_BIG_BODY` values (counted up to there)."""
-    if isinstance(data, (dict, list, tuple)) and len(data) > _BIG_BODY:  # no need to count
-        return True
     pending, seen = [data], 0
-    while pending and seen <= _BIG_BODY:
+    while pending:
         value = pending.pop()
-        seen += 1
         if isinstance(value, dict):
-            pending.extend(value.values())
-        elif isinstance(value, (list, tuple)):
-            pending.extend(value)
-    return seen > _BIG_BODY
+            value = value.values()
+        elif not isinstance(value, (list, tuple)):
+            continue
+        seen += len(value)
+        if seen > _BIG_BODY:
+            return True
+        pending.extend(value)
+    return False
 
 
 def _compact_encoder(provider: Any) -> Any:
