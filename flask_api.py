@@ -2021,6 +2021,7 @@ summary { cursor: pointer; font-weight: 600; }
 .tools ul { margin: .25rem 0; padding-left: 1.2rem; }
 .tools li { margin: .2rem 0; }
 .hint { color: var(--muted); margin: .3rem 0; }
+.hint.error { color: var(--err); }
 .bar label { margin: 0; }
 code, pre.curl { font: 14px/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 .tabs { display: flex; gap: .25rem; margin: .25rem 0 .5rem; }
@@ -2061,9 +2062,33 @@ const HEADERS_KEY = "flask-api-headers";
 let lastRequest = null;  // what the page last sent, for "Copy as curl" of its response
 let headersOpen = false;  // the panel stays open across page swaps
 
-// The headers the user added, kept for this tab and origin: [[name, value], ...].
+// The headers the user added, kept for this tab and origin: [[name, value], ...]; any the
+// page cannot send (kept by an older page) are left out, or every request would fail.
 function savedHeaders() {
-  try { return JSON.parse(sessionStorage.getItem(HEADERS_KEY)) || []; } catch (e) { return []; }
+  let list;
+  try { list = JSON.parse(sessionStorage.getItem(HEADERS_KEY)) || []; } catch (e) { list = []; }
+  return Array.isArray(list) ? list.filter(function (pair) {
+    return Array.isArray(pair) && !headerProblem(String(pair[0]), String(pair[1]));
+  }) : [];
+}
+
+// Names a browser will not let a page set (the Fetch standard's forbidden request headers).
+const FORBIDDEN_HEADER = new RegExp("^(accept-charset|accept-encoding|access-control-request-" +
+  "headers|access-control-request-method|connection|content-length|cookie2?|date|dnt|expect|" +
+  "host|keep-alive|origin|referer|set-cookie|te|trailer|transfer-encoding|upgrade|via|proxy-.*|" +
+  "sec-.*)$", "i");
+
+// Why a header cannot be sent, or "": a name must be a token the browser lets a page set, a
+// value Latin-1 text without control characters (fetch() refuses anything else).
+function headerProblem(name, value) {
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+    return "A header name is letters, digits and !#$%&'*+.^_`|~- only.";
+  }
+  if (FORBIDDEN_HEADER.test(name)) return "Browsers do not let a page send " + name + ".";
+  if (!/^[\\t\\x20-\\x7e\\xa0-\\xff]*$/.test(value)) {
+    return "This value has a character a header cannot carry: only Latin-1 text goes.";
+  }
+  return "";
 }
 
 // Keep the headers (or forget them all, for an empty list) and redraw the panel.
@@ -2092,6 +2117,10 @@ function send(method, url, body, type) {
 // Show a response: an HTML page replaces this one's body, anything else goes in the panel.
 async function show(response) {
   const text = await response.text();
+  if (!text) {
+    showEmpty(response);
+    return;
+  }
   if ((response.headers.get("Content-Type") || "").startsWith("text/html")) {
     const page = new DOMParser().parseFromString(text, "text/html");
     document.title = page.title;
@@ -2102,6 +2131,27 @@ async function show(response) {
   const lines = ["HTTP " + response.status + " " + response.statusText];
   response.headers.forEach(function (value, name) { lines.push(name + ": " + value); });
   document.querySelector("pre.response").textContent = lines.join("\\n") + "\\n\\n" + text;
+}
+
+// An answer without a body (204 to a DELETE, 205, an empty 200): its request, status and
+// headers in the panel, and a way on: the collection above this URL, or back.
+function showEmpty(response) {
+  const sent = lastRequest || {method: "GET", url: window.location.href};
+  const url = new URL(sent.url, window.location.href);
+  const panel = document.querySelector("pre.response");
+  const lines = [el("span", {class: "key"}, [sent.method + " " + url.pathname + url.search]),
+    "\\n\\n", el("span", {class: response.ok ? "status" : "status error"},
+      ["HTTP " + response.status + " " + response.statusText]), "\\n"];
+  response.headers.forEach(function (value, name) {
+    lines.push(el("span", {class: "key"}, [name + ":"]), " " + value + "\\n");
+  });
+  panel.replaceChildren(...lines, "\\n", el("span", {class: "hint"}, ["No content."]));
+  for (const stale of document.querySelectorAll(".tree-tools, #api-way-on")) stale.remove();
+  const crumbs = document.querySelectorAll(".crumbs a"), up = crumbs[crumbs.length - 2];
+  const back = el("button", {type: "button"}, ["Back"]);
+  back.addEventListener("click", function () { history.back(); });
+  panel.after(el("div", {id: "api-way-on", class: "bar"},
+    up ? [el("a", {class: "button", href: up.href}, ["Go to " + up.textContent]), back] : [back]));
 }
 
 // GET a URL of this site with the panel's headers; push it to the history unless going Back.
@@ -2173,12 +2223,16 @@ function headersPanel() {
     remove.addEventListener("click", function () { list.splice(index, 1); changeHeaders(list); });
     return el("li", {}, [el("code", {}, [pair[0] + ": " + pair[1]]), " ", remove]);
   });
+  const problem = el("p", {class: "hint error", role: "alert"});
   const add = el("form", {class: "bar", "aria-label": "Add a request header"}, [
     el("label", {for: "api-header-name"}, ["Header name"]), name,
     el("label", {for: "api-header-value"}, ["Header value"]), value,
-    el("button", {}, ["Add header"])]);
+    el("button", {}, ["Add header"]), problem]);
+  add.addEventListener("input", function () { problem.textContent = ""; });
   add.addEventListener("submit", function (event) {
     event.preventDefault();
+    problem.textContent = headerProblem(name.value.trim(), value.value);
+    if (problem.textContent) return;  // refused here, or every request after would fail
     changeHeaders(list.filter(function (pair) {
       return pair[0].toLowerCase() !== name.value.trim().toLowerCase();
     }).concat([[name.value.trim(), value.value]]));
@@ -2825,15 +2879,16 @@ function curlCommand(method, url, body, type) {
   if (type && type !== "multipart/form-data") headers["Content-Type"] = type;
   for (const name in headers) words.push("-H", shellQuote(name + ": " + headers[name]));
   if (body instanceof FormData) {
-    for (const [key, value] of body) words.push("-F", shellQuote(key + "=" + value));
+    // --form-string: with -F, curl would read a local file for a value starting "@" or "<"
+    for (const [key, value] of body) words.push("--form-string", shellQuote(key + "=" + value));
   } else if (body) words.push("--data-binary", shellQuote(body));
   return words.join(" ");
 }
 
 // A "Copy as curl" button: writes the command to the clipboard and shows it, selectable.
-function curlButton(command, place) {
-  const button = el("button", {type: "button", class: "copy"}, ["Copy as curl"]);
-  button.addEventListener("click", async function () {
+function curlButton(label, command, place) {
+  const button = el("button", {type: "button", class: "copy"}, [label]);
+  button.addEventListener("click", function () {
     const text = command();
     if (text === null) return;
     let shown = place.nextElementSibling;
@@ -2842,28 +2897,32 @@ function curlButton(command, place) {
       place.after(shown);
     }
     shown.textContent = text;
-    try { await navigator.clipboard.writeText(text); button.textContent = "Copied"; } catch (e) {
+    copied(button, navigator.clipboard.writeText(text).catch(function (error) {
       window.getSelection().selectAllChildren(shown);  // the user copies it from there
-    }
+      throw error;
+    }));
   });
   return button;
 }
 
-// One button for the response shown, one for the request the form is about to send.
+// One button for the response shown, and one per method of the request form.
 function curlButtons() {
   const section = document.getElementById("api-curl");
   if (section) {
-    section.replaceChildren(curlButton(responseCurl, section));
+    section.replaceChildren(curlButton("Copy as curl", responseCurl, section));
     section.hidden = false;
   }
   const bar = document.querySelector("form[data-api] fieldset > .bar");
-  const form = bar && bar.closest("form");
   if (!bar) return;
-  bar.append(curlButton(function () {
-    const method = (form.querySelector("button[name=_method]") || {}).value || "POST";
-    const request = formRequest(form);
-    return request && curlCommand(method, window.location.href, request.body, request.type);
-  }, bar));
+  const form = bar.closest("form"), methods = bar.querySelectorAll("button[name=_method]");
+  for (const button of methods) {
+    const label = methods.length > 1 ? "Copy " + button.value + " as curl" : "Copy as curl";
+    bar.append(curlButton(label, function () {
+      const request = formRequest(form);
+      return request && curlCommand(button.value, window.location.href, request.body,
+        request.type);
+    }, bar));
+  }
 }
 
 // The request behind the response shown: its method and URL, with the body the page sent.

@@ -1721,6 +1721,101 @@ def test_browser_without_javascript_plain_form_still_works(
 
 
 # ---------------------------------------------------------------------------
+# The page's script under real use: body-less answers, header values, copy as curl
+# ---------------------------------------------------------------------------
+
+def _no_content_app(flask_class):
+    """/things/ and /things/<n>/, whose DELETE answers ``"", 204`` (the Flask idiom)."""
+    app = flask_class(__name__)
+    things = {1: "lamp", 2: "desk"}
+
+    @app.route("/things/")
+    def things_list():
+        return flask.jsonify(sorted(things))
+
+    @app.route("/things/<int:key>/", methods=["GET", "DELETE"])
+    def thing(key):
+        if request.method == "DELETE":
+            things.pop(key, None)
+            return "", 204
+        return flask.jsonify(key=key, name=things.get(key))
+    if flask_class is Flask:
+        BrowsableAPI(app)
+    return app
+
+
+@pytest.mark.parametrize("flask_class", [FlaskAPI, Flask], ids=["FlaskAPI", "BrowsableAPI"])
+def test_browser_a_delete_answered_204_shows_its_status_and_a_way_on(
+        tab, live_site, flask_class):
+    site = live_site.serve(_no_content_app(flask_class))
+    tab.goto(site + "/things/1/")
+    tab.on("dialog", lambda dialog: dialog.accept())
+    tab.get_by_role("button", name="DELETE").click()
+    panel = tab.locator("pre.response")
+    _expect(panel).to_contain_text("DELETE /things/1/")
+    _expect(panel).to_contain_text("HTTP 204")
+    _expect(panel).to_contain_text("No content.")
+    tab.get_by_role("link", name="Go to things").click()
+    tab.wait_for_url(site + "/things/")
+    _expect(tab.locator("pre.response")).to_contain_text("[\n    2\n]")
+
+
+def test_browser_refuses_a_header_value_that_http_cannot_carry_and_keeps_working(
+        tab, notes_site):
+    tab.goto("/")
+    tab.locator("#api-headers summary").click()
+    for name, value in (("X-Token", "t\u20acst"), ("X-Token", "caf" + "e\u0301"),
+                        ("Cookie", "a=1"), ("Bad Name", "x")):
+        tab.get_by_label("Header name").fill(name)
+        tab.get_by_label("Header value").fill(value)
+        tab.get_by_role("button", name="Add header").click()
+        _expect(tab.get_by_role("alert")).not_to_be_empty()
+    assert tab.evaluate("sessionStorage.length") == 0
+    tab.reload()
+    _add_header(tab, "X-Token", "caf\u00e9")  # Latin-1: fine
+    tab.get_by_role("link", name=notes_site + "/1/").click()
+    _expect(tab.locator("h1")).to_have_text("Notes Detail")
+
+
+def test_browser_ignores_a_stored_header_it_cannot_send(tab, notes_site):
+    tab.goto("/")
+    tab.evaluate("""sessionStorage.setItem("flask-api-headers",
+        JSON.stringify([["X-Token", "t\u20acst"], ["X-Fine", "1"]]))""")
+    tab.reload()
+    _expect(tab.locator("#api-headers summary")).to_have_text("Request headers: X-Fine")
+    tab.get_by_role("link", name=notes_site + "/1/").click()
+    _expect(tab.locator("h1")).to_have_text("Notes Detail")
+
+
+def test_browser_curl_for_a_multipart_form_sends_at_signs_as_text(tab, notes_site):
+    if not shutil.which("curl"):
+        pytest.skip("needs curl")
+    tab.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=notes_site)
+    tab.goto("/1/")
+    _raw_tab(tab)
+    tab.get_by_label("Media type").select_option("multipart/form-data")
+    tab.get_by_label("Content").fill("text=@/etc/hostname")
+    tab.locator("form[data-api]").get_by_role("button", name="Copy as curl").click()
+    command = tab.evaluate("navigator.clipboard.readText()")
+    assert "--form-string 'text=@/etc/hostname'" in command and " -F " not in command
+    subprocess.run(["sh", "-c", command], stdout=subprocess.PIPE, timeout=20, check=True)
+    assert _api(notes_site, "/1/")[1]["text"] == "@/etc/hostname"  # not the file's contents
+
+
+def test_browser_copies_curl_for_the_method_chosen_and_says_copied_for_a_moment(
+        tab, live_site):
+    site = live_site.serve(_things_app())
+    tab.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
+    tab.goto(site + "/thing/")
+    tab.get_by_role("button", name="Copy PATCH as curl").click()
+    assert tab.evaluate("navigator.clipboard.readText()").startswith("curl -X PATCH ")
+    _expect(tab.get_by_role("button", name="Copied")).to_be_visible()
+    _expect(tab.get_by_role("button", name="Copy PATCH as curl")).to_be_visible()
+    tab.get_by_role("button", name="Copy PUT as curl").click()
+    assert tab.evaluate("navigator.clipboard.readText()").startswith("curl -X PUT ")
+
+
+# ---------------------------------------------------------------------------
 # flask_api core: return values, negotiation, parsing, errors, settings, compat
 # ---------------------------------------------------------------------------
 
@@ -3265,14 +3360,14 @@ def test_browser_form_tab_sends_a_put_that_keeps_each_value_type(tab, live_site)
     tab.get_by_label("count", exact=True).fill("7")
     tab.get_by_label("lit", exact=True).check()
     tab.get_by_label("tags", exact=True).fill('["a", 1]')
-    tab.get_by_role("button", name="PUT").click()
+    tab.get_by_role("button", name="PUT", exact=True).click()
     _expect(tab.locator("pre.response")).to_contain_text("PUT /thing/")
     assert app.config["things"]["thing"] == {
         "name": "desk", "count": 7, "price": 9.5, "lit": True, "note": None,
         "tags": ["a", 1], "size": {"w": 1}}
     # a JSON box that is not JSON is reported, and nothing is sent
     tab.get_by_label("size", exact=True).fill("{w: 2")
-    tab.get_by_role("button", name="PATCH").click()
+    tab.get_by_role("button", name="PATCH", exact=True).click()
     message = tab.get_by_label("size", exact=True).evaluate("box => box.validationMessage")
     assert message.startswith("Not JSON")
     assert app.config["things"]["thing"]["size"] == {"w": 1}
