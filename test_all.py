@@ -4739,10 +4739,10 @@ def test_browser_a_100000_item_page_loads_with_its_tree_form_and_links(chromium,
             if script:
                 last_group = tab.get_by_role("button", name=re.compile("items 90000 to 99999"))
                 _expect(last_group).to_be_visible(timeout=90000)
-                _expect(tab.get_by_label("name", exact=True)).to_have_value("")
+                _expect(tab.get_by_label("name", exact=True)).to_have_value("", timeout=90000)
                 tab.get_by_label("name", exact=True).fill("new")
-                tab.get_by_role("button", name="POST").click()
-                _expect(tab.locator("pre.response")).to_contain_text("HTTP 201")
+                tab.get_by_role("button", name="POST", exact=True).click()
+                _expect(tab.locator("pre.response")).to_contain_text("HTTP 201", timeout=90000)
             else:
                 _expect(tab.locator("pre.response .body")).to_contain_text('"item 99999"',
                                                                           timeout=90000)
