@@ -2033,6 +2033,7 @@ pre.curl { user-select: all; }
 .chunk { display: block; content-visibility: auto; contain-intrinsic-size: auto 10000px; }
 /* The body's JSON tree */
 .json-tree pre.response > .body { display: none; }
+.refetch body { visibility: hidden; }
 .tree { display: block; padding-left: 1.4em; }
 .tree .line { display: block; }
 .tree .kids { display: none; padding-left: 2ch; }
@@ -2104,18 +2105,49 @@ function panelHeaders(extra) {
   return Object.assign(headers, extra);
 }
 
-// Send a request as the page does: the panel's headers, the CSRF token, HTML wanted.
-function send(method, url, body, type) {
+// Send a request as the page does: the panel's headers, the CSRF token, HTML wanted. To this
+// site only, as the script checks itself whatever CSP the page came with: a redirect is
+// followed only while it stays here. Null where a redirect was shown instead of followed.
+async function send(method, url, body, type, hops) {
+  const target = new URL(url, window.location.href);
+  if (target.origin !== window.location.origin) throw new Error("Not this site: " + target);
   const headers = panelHeaders({"Accept": "text/html"});
   const token = document.querySelector("input[name=csrf_token]");
   if (token) headers["X-CSRFToken"] = token.value;
   if (type && !(body instanceof FormData)) headers["Content-Type"] = type;
-  lastRequest = {method: method, url: url, body: body, type: type};
-  return fetch(url, {method: method, headers: headers, body: body});
+  lastRequest = {method: method, url: target.href, body: body, type: type};
+  const response = await fetch(target.href, {method: method, headers: headers, body: body,
+    redirect: "manual"});
+  if (response.type !== "opaqueredirect") return response;
+  const next = method === "GET" && (hops || 0) < 5 ? await redirectTarget(target) : null;
+  if (next && next.origin === window.location.origin && next.href !== target.href) {
+    return send("GET", next.href, undefined, undefined, (hops || 0) + 1);
+  }
+  showRedirect(method, target, next);
+  return null;
+}
+
+// Where a GET of a URL is redirected, asked without the panel's headers; null if unknown.
+async function redirectTarget(target) {
+  try {
+    return new URL((await fetch(target.href, {headers: {"Accept": "text/html"}})).url);
+  } catch (e) { return null; }  // another site, which the page's CSP does not let it ask
+}
+
+// A redirect not followed with the panel's headers: say so, and link it as a plain visit.
+function showRedirect(method, target, next) {
+  const link = el("a", {href: (next || target).href, "data-plain": ""}, [(next || target).href]);
+  document.querySelector("pre.response").replaceChildren(
+    el("span", {class: "key"}, [method + " " + target.pathname + target.search]), "\\n\\n",
+    el("span", {class: "status"}, ["A redirect, to " + (next ? "another site" : "a place the " +
+      "page cannot see") + ": not followed with your request headers."]), "\\n\\nVisit it " +
+      "without them: ", link);
+  for (const stale of document.querySelectorAll(".tree-tools")) stale.remove();
 }
 
 // Show a response: an HTML page replaces this one's body, anything else goes in the panel.
 async function show(response) {
+  if (!response) return;  // a redirect, shown already
   const text = await response.text();
   if (!text) {
     showEmpty(response);
@@ -2157,13 +2189,13 @@ function showEmpty(response) {
 // GET a URL of this site with the panel's headers; push it to the history unless going Back.
 async function navigate(url, push) {
   const response = await send("GET", url);
-  if (push) history.pushState(null, "", url);
+  if (push) history.pushState(null, "", response ? response.url : url);
   await show(response);
 }
 
 // With headers set, links of this site are followed with fetch, so the headers go along.
 document.addEventListener("click", function (event) {
-  const link = event.target.closest("a[href]");
+  const link = event.target.closest("a[href]:not([data-plain])");
   if (!link || !savedHeaders().length || event.defaultPrevented || event.button !== 0 ||
       event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
   const url = new URL(link.href, window.location.href);
@@ -2176,6 +2208,24 @@ document.addEventListener("click", function (event) {
 window.addEventListener("popstate", function () {
   if (savedHeaders().length) navigate(window.location.href, false);
   else window.location.reload();
+});
+
+// A page the browser loaded itself (a reload, Back to a page loaded before the headers were
+// set, a typed URL) came without the panel's headers: fetch it again with them, and say so.
+async function withHeaders() {
+  const names = savedHeaders().map(function (pair) { return pair[0]; }).join(", ");
+  try {
+    await navigate(window.location.href, false);
+    const panel = document.getElementById("api-headers");
+    if (panel) panel.after(el("p", {class: "hint", id: "api-refetched"}, ["Fetched again with " +
+      "your request headers (" + names + "): the browser loads a page without them."]));
+  } finally {
+    document.documentElement.classList.remove("refetch");
+  }
+}
+if (savedHeaders().length) document.documentElement.classList.add("refetch");  // until then
+window.addEventListener("pageshow", function (event) {
+  if (savedHeaders().length && event.persisted) withHeaders();  // Back, from the cache
 });
 
 // The request form: the real method with fetch, its body from the active tab.
@@ -2209,7 +2259,10 @@ function enhance() {
   formTabs();
   curlButtons();
 }
-document.addEventListener("DOMContentLoaded", enhance);
+document.addEventListener("DOMContentLoaded", function () {
+  enhance();
+  if (savedHeaders().length) withHeaders();
+});
 
 // The request headers panel: the active headers, a remove button each, add, clear all.
 function headersPanel() {
@@ -2282,8 +2335,9 @@ function queryPanel() {
       const [name, value] = row.querySelectorAll("input");
       if (name.value) query.append(name.value, value.value);
     }
-    const url = window.location.pathname + (String(query) ? "?" + query : "");
-    if (savedHeaders().length) navigate(url, true); else window.location.assign(url);
+    const url = new URL(window.location.href);  // this very page: never a "//host/" path
+    url.search = String(query);
+    if (savedHeaders().length) navigate(url.href, true); else window.location.assign(url.href);
   });
   const details = el("details", {}, [
     el("summary", {}, ["Query parameters" + (params.length ? " (" + params.length + ")" : "")]),

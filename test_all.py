@@ -1815,6 +1815,93 @@ def test_browser_copies_curl_for_the_method_chosen_and_says_copied_for_a_moment(
     assert tab.evaluate("navigator.clipboard.readText()").startswith("curl -X PUT ")
 
 
+def test_browser_reload_and_back_show_what_the_api_answers_with_the_stored_headers(
+        tab, live_site):
+    site = live_site.serve(_guarded_app())
+    response = tab.locator("pre.response")
+    tab.goto(site + "/")  # loaded by the browser, before any header is stored: a 401
+    tab.goto(site + "/things/")
+    _expect(response).to_contain_text("HTTP 401")
+    _add_header(tab, "Authorization", "Bearer s3cret")
+    _expect(response).to_contain_text("HTTP 200 OK")
+    tab.reload()
+    _expect(tab.locator("#api-refetched")).to_contain_text("Authorization")
+    _expect(response).to_contain_text("HTTP 200 OK")
+    _expect(tab.locator("h1")).to_have_text("Guarded Things")
+    tab.go_back()  # to the page loaded before the header was stored
+    _expect(tab.locator("#api-refetched")).to_contain_text("Authorization")
+    _expect(tab.locator("h1")).to_have_text("Guarded Root")
+    _expect(response).to_contain_text("HTTP 200 OK")
+    assert tab.url == site + "/"
+
+
+class _Recorder:
+    """Another origin (a server on another port) that records the headers it is sent."""
+
+    def __init__(self):
+        from werkzeug.serving import make_server
+        self.seen = []
+        self.server = make_server("127.0.0.1", 0, self._app, threaded=True)
+        self.url = "http://127.0.0.1:{}".format(self.server.server_port)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def _app(self, environ, start_response):
+        self.seen.append({k: v for k, v in environ.items() if k.startswith("HTTP_")})
+        start_response("200 OK", [("Content-Type", "text/html")])
+        return [b"<h1>elsewhere</h1>"]
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _without_csp(app):
+    """The app's pages as a proxy that drops headers would pass them on: without the CSP."""
+    def wsgi(environ, start_response):
+        def start(status, headers, exc_info=None):
+            return start_response(status, [(name, value) for name, value in headers
+                                            if name.lower() != "content-security-policy"],
+                                  exc_info)
+        return app(environ, start)
+    return wsgi
+
+
+@pytest.fixture
+def elsewhere():
+    recorder = _Recorder()
+    yield recorder
+    recorder.close()
+
+
+def test_browser_never_sends_stored_headers_to_another_site_even_without_the_csp(
+        tab, live_site, elsewhere):
+    app = FlaskAPI(__name__)
+
+    @app.route("/")
+    def leaky_root():
+        return {"away": url_for("leaky_away", _external=True)}
+
+    @app.route("/away")
+    def leaky_away():
+        return flask.redirect(elsewhere.url + "/catch")
+    site = live_site.serve(_without_csp(app))
+    tab.goto(site + "/")
+    assert "Content-Security-Policy" not in tab.evaluate(
+        "fetch('/').then(r => [...r.headers.keys()].join())")
+    _add_header(tab, "X-Secret", "s3cret")
+    tab.get_by_role("link", name=site + "/away").click()  # a redirect to another site
+    _expect(tab.locator("pre.response")).to_contain_text("not followed with your request headers")
+    _expect(tab.locator("pre.response a[data-plain]")).to_be_visible()  # a plain visit
+    # a path that reads as a protocol-relative URL: the query form stays on this site
+    tab.goto(site + "//" + elsewhere.url.split("//")[1] + "/x")
+    _expect(tab.locator("pre.response")).to_contain_text("HTTP 404")
+    tab.locator("#api-query summary").click()
+    tab.get_by_label("Parameter name").first.fill("q")
+    tab.get_by_role("button", name="Send GET").click()
+    _expect(tab.locator("pre.response")).to_contain_text("?q=")
+    assert [seen for seen in elsewhere.seen if "HTTP_X_SECRET" in seen] == []
+
+
 # ---------------------------------------------------------------------------
 # flask_api core: return values, negotiation, parsing, errors, settings, compat
 # ---------------------------------------------------------------------------
