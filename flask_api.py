@@ -2052,6 +2052,19 @@ pre.curl { user-select: all; }
 .tree .hit > .k, .tree .hit > .s, .tree .hit > .n, .tree .hit > .l { background: var(--mark); }
 .tree-tools input[type=search] { flex: 1 1 12rem; }
 .field .null { display: inline-flex; gap: .3rem; font-weight: 400; margin: .2rem 0 0; }
+.rows .bar { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr) auto; }
+.rows input { width: 100%; }
+.tree .s { overflow-wrap: anywhere; }
+/* A finger, not a mouse: every control at least 44 px to tap; the tree's fold buttons keep
+   their lines' height and tap wider than they look */
+@media (pointer: coarse) {
+  button, .button, select, summary, input { min-height: 44px; }
+  .button { display: inline-flex; align-items: center; }
+  summary { line-height: 44px; }
+  input[type=checkbox] { width: 44px; height: 44px; margin: 0; }
+  .tree .fold { min-height: 0; position: relative; }
+  .tree .fold::after { content: ""; position: absolute; inset: -.7rem -.5rem; }
+}
 .field.null > input[type=text]::placeholder { color: var(--muted); }
 {% endblock %}</style>
 <script>{% block script %}
@@ -2351,8 +2364,8 @@ function queryPanel() {
 function queryRow(name, value) {
   const remove = el("button", {type: "button"}, ["Remove"]);
   const row = el("div", {class: "bar"}, [
-    el("input", {"aria-label": "Parameter name", value: name}),
-    el("input", {"aria-label": "Parameter value", value: value}), remove]);
+    el("input", {"aria-label": "Parameter name", placeholder: "name", value: name}),
+    el("input", {"aria-label": "Parameter value", placeholder: "value", value: value}), remove]);
   remove.addEventListener("click", function () { row.remove(); });
   return row;
 }

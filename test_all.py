@@ -1902,6 +1902,32 @@ def test_browser_never_sends_stored_headers_to_another_site_even_without_the_csp
     assert [seen for seen in elsewhere.seen if "HTTP_X_SECRET" in seen] == []
 
 
+def test_browser_on_a_phone_controls_are_44_px_and_long_urls_wrap_indented(
+        chromium, live_site):
+    long_url = "http://x.test/" + "/".join(["a-long-path-segment"] * 8)
+    site = live_site.serve(notes_app.create_app(notes={0: "see " + long_url, 1: "x"}))
+    tab = _new_tab(chromium, site, viewport={"width": 390, "height": 844}, is_mobile=True,
+                   has_touch=True)
+    try:
+        tab.goto("/0/?a=1")
+        small = tab.evaluate("""() => [...document.querySelectorAll(
+            "button, .button, summary, input, select")].filter(node => {
+              const box = node.getBoundingClientRect();
+              return box.width && !node.closest(".tree") && box.height < 44;
+            }).map(node => node.outerHTML.slice(0, 60))""")
+        assert small == []
+        name, value = tab.get_by_label("Parameter name"), tab.get_by_label("Parameter value")
+        assert name.bounding_box()["y"] == value.bounding_box()["y"]  # a row reads name = value
+        # the wrapped URL's lines start where its first line's key does, not at the margin
+        lines = tab.locator(".tree .s a").first.evaluate(
+            "link => [...link.getClientRects()].map(rect => rect.left)")
+        key = tab.locator(".tree .k").first.bounding_box()["x"]
+        assert len(lines) > 1 and min(lines) >= key
+        assert tab.evaluate("document.documentElement.scrollWidth") <= 390
+    finally:
+        tab.context.close()
+
+
 # ---------------------------------------------------------------------------
 # flask_api core: return values, negotiation, parsing, errors, settings, compat
 # ---------------------------------------------------------------------------
