@@ -26,7 +26,8 @@ INITIAL_NOTES = {0: "do the shopping", 1: "build the codez", 2: "paint the door"
 MAX_KEY_DIGITS = 18  # keeps keys far below Python's int/str conversion limit
 KEY_PATTERN = re.compile(r"[0-9]{1,%d}" % MAX_KEY_DIGITS)
 DEFAULT_MAX_BODY = 1024 * 1024  # bytes; a larger request body is a 413
-BUSY_TIMEOUT = 10.0  # seconds a write waits for other processes' writes before failing
+BUSY_TIMEOUT = 10.0  # seconds a write waits for other writes, in all, before a 503
+APPLICATION_ID = 0x4E4F5445  # "NOTE": marks an SQLite file as this app's
 
 
 class NoKeysLeft(APIException):
@@ -40,6 +41,32 @@ class StoreBusy(APIException):
 
     def get_headers(self) -> Dict[str, str]:
         return {"Retry-After": "1"}
+
+
+class StoreReadOnly(StoreBusy):
+    detail = "The notes can be read but not written just now: their file is read-only."
+
+    def get_headers(self) -> Dict[str, str]:
+        return {"Retry-After": "30"}
+
+
+class StoreFull(StoreReadOnly):
+    status_code = status.HTTP_507_INSUFFICIENT_STORAGE
+    detail = "The disk that holds the notes is full: nothing was changed; try again later."
+
+
+def _write_error(exc: sqlite3.OperationalError) -> APIException:
+    """A write SQLite refused, as the 503 or 507 that names why; nothing was changed."""
+    message = str(exc).lower()
+    if "full" in message:
+        return StoreFull()
+    if "readonly" in message or "read-only" in message or "unable to open" in message:
+        return StoreReadOnly()
+    return StoreBusy()  # locked or busy past the timeout; or an I/O error: try again
+
+
+class StoreError(Exception):
+    """A database file the notes app cannot use at all: another app's, or a corrupt one."""
 
 
 class BaseNoteStore:
@@ -135,8 +162,11 @@ class SQLiteNoteStore(BaseNoteStore):
 
     WAL mode lets reads go on while a write commits. Each write holds the file's
     write lock from ``BEGIN IMMEDIATE`` to ``COMMIT``, so finding the largest key
-    and storing under the next one is a single step across processes. ``notes``
-    are written only into a new database.
+    and storing under the next one is a single step across processes. The file is
+    marked as this app's (``PRAGMA application_id``); any other is refused. ``notes``
+    are written only into a new database. Starting on a file that is set up writes
+    nothing, so a worker starts while the file is read-only or another process
+    holds its write lock; its writes answer 503 (507 for a full disk) meanwhile.
     """
 
     def __init__(self, path: str, notes: Optional[Dict[int, str]] = None) -> None:
@@ -146,13 +176,36 @@ class SQLiteNoteStore(BaseNoteStore):
         # SQLite's busy handler, which polls; other processes wait in the latter.
         self._lock = threading.Lock()
         weakref.finalize(self, _close_all, self._idle)
-        with self._write() as db:
-            self._set_up(db, INITIAL_NOTES if notes is None else notes)
-        with self._connection() as db:
-            _use_wal(db)
+        try:
+            with self._connection() as db:
+                ready = self._check(db)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError("{} is not an SQLite database, or it is damaged ({}).".format(
+                path, exc)) from exc
+        if not ready:
+            with self._write() as db:
+                self._set_up(db, INITIAL_NOTES if notes is None else notes)
+            with self._connection() as db:
+                _use_wal(db)
         # Nothing stays open, so a worker forked after this (gunicorn --preload)
         # opens connections of its own.
         _close_all(self._idle)
+
+    def _check(self, db: sqlite3.Connection) -> bool:
+        """True if the file is set up as this app's; False if it is new (or from before
+        the mark). Anything else is a `StoreError`: the app must not write into it."""
+        mark = db.execute("PRAGMA application_id").fetchone()[0]
+        tables = {row[0] for row in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        ours = tables == {"notes", "meta"} and db.execute(
+            "SELECT value FROM meta WHERE name = 'schema'").fetchone() == ("1",)
+        if mark == APPLICATION_ID and ours:
+            return True
+        if mark == 0 and (ours or not tables):
+            return False
+        raise StoreError("{} is not a notes database (it has the tables: {}); give --db "
+                         "or NOTES_DB a file of its own.".format(
+                             self._path, ", ".join(sorted(tables)) or "none"))
 
     @staticmethod
     def _set_up(db: sqlite3.Connection, notes: Dict[int, str]) -> None:
@@ -167,32 +220,68 @@ class SQLiteNoteStore(BaseNoteStore):
         cursor = db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', '1')")
         if cursor.rowcount == 1:
             db.executemany("INSERT INTO notes VALUES (?, ?)", sorted(notes.items()))
+        db.execute("PRAGMA application_id = %d" % APPLICATION_ID)
 
     @contextlib.contextmanager
     def _connection(self) -> Iterator[sqlite3.Connection]:
-        """An idle connection of this store, or a new one; one thread uses it at a time."""
+        """An idle connection of this store, or a new one; one thread uses it at a time.
+
+        A WAL file on a read-only disk cannot be opened for reading as usual (SQLite
+        would create its shared-memory file): it is then read as immutable, as it is
+        while the disk stays so, and such a connection is not kept.
+        """
         try:
-            db = self._idle.pop()
+            db, keep = self._idle.pop(), True
         except IndexError:
-            db = sqlite3.connect(self._path, timeout=BUSY_TIMEOUT, isolation_level=None,
-                                 check_same_thread=False)
+            db, keep = self._connect()
         try:
             yield db
         finally:
             if db.in_transaction:  # a write that raised
                 db.execute("ROLLBACK")
-            self._idle.append(db)
+            if keep:
+                self._idle.append(db)
+            else:
+                db.close()
+
+    def _connect(self) -> Tuple[sqlite3.Connection, bool]:
+        db = sqlite3.connect(self._path, timeout=BUSY_TIMEOUT, isolation_level=None,
+                             check_same_thread=False)
+        try:
+            db.execute("PRAGMA application_id").fetchone()
+            return db, True
+        except sqlite3.OperationalError as exc:
+            if "unable to open" not in str(exc) or os.access(
+                    os.path.dirname(os.path.abspath(self._path)), os.W_OK):
+                raise
+            db.close()
+        return sqlite3.connect("file:{}?immutable=1".format(os.path.abspath(self._path)),
+                               uri=True, isolation_level=None, check_same_thread=False), False
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        """A connection in a write transaction, committed unless the block raises."""
-        with self._lock, self._connection() as db:
-            try:
-                db.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:  # still locked after BUSY_TIMEOUT
-                raise StoreBusy() from exc
-            yield db
-            db.execute("COMMIT")
+        """A connection in a write transaction, committed unless the block raises.
+
+        It waits BUSY_TIMEOUT in all, for this process's other writes and then
+        for other processes': past that, a 503.
+        """
+        deadline = time.monotonic() + BUSY_TIMEOUT
+        if not self._lock.acquire(timeout=BUSY_TIMEOUT):
+            raise StoreBusy()
+        try:
+            with self._connection() as db:
+                wait = max(0.0, deadline - time.monotonic())
+                db.execute("PRAGMA busy_timeout = %d" % (wait * 1000))
+                try:
+                    db.execute("BEGIN IMMEDIATE")
+                    yield db
+                    db.execute("COMMIT")
+                except sqlite3.OperationalError as exc:
+                    raise _write_error(exc) from exc
+                finally:
+                    db.execute("PRAGMA busy_timeout = %d" % (BUSY_TIMEOUT * 1000))
+        finally:
+            self._lock.release()
 
     def items(self) -> List[Tuple[int, str]]:
         with self._connection() as db:
@@ -323,7 +412,10 @@ def create_app(notes: Optional[Dict[int, str]] = None, max_body: Optional[int] =
     return app
 
 
-app = create_app()
+try:
+    app = create_app()
+except StoreError as exc:  # gunicorn notes_app:app with NOTES_DB set to another app's file
+    raise SystemExit("notes_app: {}".format(exc)) from None
 
 
 def main(argv: Optional[List[str]] = None) -> None:
@@ -342,6 +434,8 @@ def main(argv: Optional[List[str]] = None) -> None:
         served = create_app(max_body=max_body, db=args.db)
     except ValueError as exc:  # a bad limit, here or in the environment
         parser.error(str(exc))
+    except StoreError as exc:  # another app's database file, or a damaged one
+        parser.exit(1, "notes_app: {}\n".format(exc))
     served.run(host=args.host, port=args.port, threaded=True)
 
 

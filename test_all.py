@@ -14,6 +14,7 @@ import os
 import random
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -875,6 +876,173 @@ def test_notes_request_with_a_trusted_host_works_and_links_to_it(trusting_notes_
     resp = trusting_notes_client.get("/1/", headers={"Host": host})
     assert resp.status_code == 200
     assert resp.get_json()["url"] == "http://{}/1/".format(host)
+
+
+# ---------------------------------------------------------------------------
+# Notes app: the SQLite store under faults (a read-only or full disk, a held lock,
+# another app's file)
+# ---------------------------------------------------------------------------
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 512 KiB filesystem of its own (a tmpfs), and a function that remounts it
+    read-only or writable; skipped where this process may not mount one."""
+    where = tmp_path / "disk"
+    where.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(where)],
+                      stderr=subprocess.DEVNULL).returncode != 0:
+        pytest.skip("needs to mount a tmpfs (root)")
+
+    def remount(mode):
+        subprocess.run(["mount", "-o", "remount," + mode, str(where)], check=True)
+    yield where, remount
+    subprocess.run(["umount", "-l", str(where)])
+
+
+def _holding_the_write_lock(path, seconds):
+    """Another process that holds the file's write lock for ``seconds``."""
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sqlite3, sys, time\n"
+        "db = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+        "db.execute('BEGIN IMMEDIATE')\n"
+        "print('locked', flush=True)\n"
+        "time.sleep(float(sys.argv[2]))\n"), str(path), str(seconds)],
+        stdout=subprocess.PIPE, universal_newlines=True)
+    assert holder.stdout.readline().strip() == "locked"
+    return holder
+
+
+def _put(client, key, text):
+    return client.put("/{}/".format(key), json={"text": text},
+                      headers={"Accept": "application/json"})
+
+
+def test_a_worker_starts_on_a_read_only_disk_reads_and_answers_writes_503(small_disk):
+    where, remount = small_disk
+    path = str(where / "notes.db")
+    notes_app.create_app(db=path)  # set up while writable
+    remount("ro")
+    client = notes_app.create_app(db=path).test_client()  # a worker restarting now
+    assert [note["text"] for note in client.get("/").get_json()] == list(
+        notes_app.INITIAL_NOTES.values())
+    refused = _put(client, 1, "new")
+    assert refused.status_code == 503 and refused.headers["Retry-After"]
+    assert "read-only" in refused.get_json()["detail"]
+    remount("rw")
+    assert _put(client, 1, "new").status_code == 200  # writes again once it can
+    assert client.get("/1/").get_json()["text"] == "new"
+
+
+def test_a_worker_starts_while_another_process_holds_the_write_lock(tmp_path, monkeypatch):
+    path = tmp_path / "notes.db"
+    notes_app.create_app(db=str(path))
+    monkeypatch.setattr(notes_app, "BUSY_TIMEOUT", 0.5)
+    holder = _holding_the_write_lock(path, 5)
+    try:
+        client = notes_app.create_app(db=str(path)).test_client()  # no write to start
+        assert client.get("/1/").get_json()["text"] == "build the codez"
+        refused = _put(client, 1, "new")
+        assert refused.status_code == 503 and refused.headers["Retry-After"] == "1"
+        assert "busy" in refused.get_json()["detail"]
+    finally:
+        holder.kill()
+        holder.wait()
+    assert _put(client, 1, "new").status_code == 200
+
+
+def test_readers_never_wait_for_writers_and_a_write_waits_the_busy_timeout_at_most(
+        tmp_path, monkeypatch):
+    path = tmp_path / "notes.db"
+    app = notes_app.create_app(db=str(path))
+    monkeypatch.setattr(notes_app, "BUSY_TIMEOUT", 1.0)
+    holder = _holding_the_write_lock(path, 10)
+    took = {}
+
+    def timed(name, call):
+        started = time.monotonic()
+        call()
+        took[name] = time.monotonic() - started
+    calls = [("write {}".format(n), functools.partial(_put, app.test_client(), n, "x"))
+             for n in range(4)]
+    calls += [("read {}".format(n), functools.partial(app.test_client().get, "/"))
+              for n in range(4)]
+    threads = [threading.Thread(target=timed, args=call) for call in calls]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+    finally:
+        holder.kill()
+        holder.wait()
+    reads = [took[name] for name in took if name.startswith("read")]
+    writes = [took[name] for name in took if name.startswith("write")]
+    assert len(reads) == len(writes) == 4
+    assert max(reads) < 0.5  # not behind the writes in this process, nor the other's lock
+    assert max(writes) < 2.0  # the 4th writer waits 1 s in all, not 4 x 1 s
+
+
+@pytest.mark.parametrize("content", [
+    "CREATE TABLE notes (id INTEGER, body BLOB, owner TEXT);"
+    "INSERT INTO notes VALUES (1, 'theirs', 'bob');",
+    "CREATE TABLE invoices (n INTEGER);",
+], ids=["a notes table of another shape", "other tables"])
+def test_another_apps_sqlite_file_is_refused_in_one_line_and_left_unchanged(
+        tmp_path, notes_main, capsys, content):
+    path = tmp_path / "theirs.db"
+    db = sqlite3.connect(str(path))
+    db.executescript(content)
+    db.close()
+    before = path.read_bytes()
+    with pytest.raises(notes_app.StoreError, match="is not a notes database"):
+        notes_app.create_app(db=str(path))
+    with pytest.raises(SystemExit) as exit_:
+        notes_app.main(["--db", str(path)])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 1 and err.count("\n") == 1 and "Traceback" not in err
+    assert path.read_bytes() == before
+
+
+def test_a_damaged_database_file_is_refused_in_one_line(tmp_path, notes_main, capsys):
+    path = tmp_path / "notes.db"
+    path.write_bytes(bytes(random.Random(7).randrange(256) for _ in range(8192)))
+    with pytest.raises(SystemExit):
+        notes_app.main(["--db", str(path)])
+    err = capsys.readouterr().err
+    assert "is not an SQLite database, or it is damaged" in err and err.count("\n") == 1
+
+
+def test_gunicorn_style_import_refuses_another_apps_file_with_one_line(tmp_path):
+    path = tmp_path / "theirs.db"
+    db = sqlite3.connect(str(path))
+    db.executescript("CREATE TABLE notes (id INTEGER, body BLOB);")
+    db.close()
+    env = dict(os.environ, NOTES_DB=str(path))
+    run = subprocess.run([sys.executable, "-c", "import notes_app"], cwd=NOTES_DIR, env=env,
+                         stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert run.stderr.startswith("notes_app: ") and "not a notes database" in run.stderr
+
+
+def test_a_full_disk_is_a_507_that_loses_nothing_and_writes_again_once_freed(small_disk):
+    where, _ = small_disk
+    client = notes_app.create_app(db=str(where / "notes.db")).test_client()
+    filler = where / "filler"
+    filler.write_bytes(b"\0" * 300 * 1024)  # the disk is mostly taken by something else
+    stored = {}
+    for key in range(100):
+        response = _put(client, key, "x" * 20000 + str(key))
+        if response.status_code != 200:
+            break
+        stored[key] = "x" * 20000 + str(key)
+    assert response.status_code == 507 and response.headers["Retry-After"]
+    assert "full" in response.get_json()["detail"]
+    listed = {int(note["url"].rstrip("/").rsplit("/", 1)[1]): note["text"]
+              for note in client.get("/").get_json()}
+    assert {key: listed[key] for key in stored} == stored  # nothing lost
+    filler.unlink()  # space is back
+    assert _put(client, key, "x" * 20000 + str(key)).status_code == 200
+    assert client.get("/{}/".format(key)).get_json()["text"] == "x" * 20000 + str(key)
 
 
 # ===========================================================================
