@@ -1557,8 +1557,8 @@ class _Middleware:
     untouched: no foreign form can use this. Neither can an API client's form by chance.
     """
 
-    def __init__(self, wsgi_app: Any, guard_reads: bool = True) -> None:
-        self.wsgi_app = wsgi_app
+    def __init__(self, wsgi_app: Any, app: Flask, guard_reads: bool = True) -> None:
+        self.wsgi_app, self.app = wsgi_app, app
         self.guard_reads = guard_reads  # False: request bodies read as the app reads them
 
     def __call__(self, environ: Dict[str, Any], start_response: Any) -> Any:
@@ -1567,7 +1567,7 @@ class _Middleware:
         if (environ.get("REQUEST_METHOD") == "POST" and _same_origin(environ) and
                 environ.get("CONTENT_TYPE", "").startswith("application/x-www-form-urlencoded")
                 and _wants_page(environ) and _apply_override(environ)):
-            start_response = _see_other_for_no_content(environ, start_response)
+            start_response = _see_other_for_no_content(self.app, environ, start_response)
         return self.wsgi_app(environ, start_response)
 
 
@@ -1587,15 +1587,30 @@ def _same_origin(environ: Dict[str, Any]) -> bool:
         environ.get("HTTP_HOST", ""))
 
 
-def _see_other_for_no_content(environ: Dict[str, Any], start_response: Any) -> Any:
-    """A plain form answered 204 leaves the browser on the stale page: reload it instead."""
-    url = get_current_url(environ)
+def _see_other_for_no_content(app: Flask, environ: Dict[str, Any], start_response: Any) -> Any:
+    """A plain form answered without a body would leave the browser on an empty document:
+    send it to the page again, or after a DELETE (its URL is gone) to the parent's page."""
+    method = environ["REQUEST_METHOD"]
 
     def wrapped(status: str, headers: List[Tuple[str, str]], exc_info: Any = None) -> Any:
-        if status.startswith("204"):
-            status, headers = "303 See Other", list(headers) + [("Location", url)]
+        if _without_body(status, headers):
+            url = _parent_href(app, environ) if method == "DELETE" else get_current_url(environ)
+            headers = [(name, value) for name, value in headers if name.lower() != "location"]
+            status, headers = "303 See Other", headers + [("Location", url)]
         return start_response(status, headers, exc_info)
     return wrapped
+
+
+def _without_body(status: str, headers: List[Tuple[str, str]]) -> bool:
+    """A 204 or 205, or a 200 of length 0 (``return "", 200``)."""
+    return status[:3] in ("204", "205") or status[:3] == "200" and any(
+        name.lower() == "content-length" and value.strip() == "0" for name, value in headers)
+
+
+def _parent_href(app: Flask, environ: Dict[str, Any]) -> str:
+    """The nearest path prefix that routes somewhere, as the breadcrumbs link it."""
+    crumbs = _breadcrumbs(app, app.request_class(environ))
+    return crumbs[-2][1] if len(crumbs) > 1 else crumbs[0][1]
 
 
 def _netloc(netloc: str) -> str:
@@ -1680,7 +1695,7 @@ class FlaskAPI(Flask):
         self.api_settings = APISettings(self.config)
         self.register_error_handler(APIException, self._handle_by_code)
         self.register_error_handler(HTTPException, self._handle_http_exception)
-        self.wsgi_app = _Middleware(self.wsgi_app)  # type: ignore[method-assign]
+        self.wsgi_app = _Middleware(self.wsgi_app, self)  # type: ignore[method-assign]
 
     def make_response(self, rv: Any) -> Response:
         """Render a list or dict (alone or in a Flask tuple), then let Flask finish."""
@@ -1882,8 +1897,8 @@ class _BrowsableMiddleware(_Middleware):
     which also puts the page's negotiation in the environ of a browser's request."""
 
     def __init__(self, wsgi_app: Any, app: Flask, renderers: Tuple[Any, ...]) -> None:
-        super().__init__(wsgi_app, guard_reads=False)
-        self.app, self.renderers = app, renderers
+        super().__init__(wsgi_app, app, guard_reads=False)
+        self.renderers = renderers
 
     def __call__(self, environ: Dict[str, Any], start_response: Any) -> Any:
         accept = environ.get("HTTP_ACCEPT", "")

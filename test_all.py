@@ -3958,6 +3958,101 @@ def test_distinct_long_headers_and_queries_grow_a_gunicorn_worker_by_under_20_mi
 
 
 # ---------------------------------------------------------------------------
+# A plain form answered without a body: the browser is sent on to a page
+# ---------------------------------------------------------------------------
+
+def _flaskapi_things():
+    """The things API on FlaskAPI: its views return a list, a dict, or ``"", 204``."""
+    app = FlaskAPI(__name__)
+    things = dict(THINGS)
+
+    @app.route("/things/")
+    def thing_list():
+        """All things."""
+        return [{"key": key, "name": name} for key, name in sorted(things.items())]
+
+    @app.route("/things/<int:key>", methods=["GET", "DELETE"])
+    def thing_detail(key):
+        """One thing."""
+        if key not in things:
+            return {"detail": "No such thing."}, 404
+        if request.method == "DELETE":
+            del things[key]
+            return "", 204
+        return {"key": key, "name": things[key]}
+    app.testing = True
+    return app
+
+
+def _bodyless_things(library):
+    return _flaskapi_things() if library == "FlaskAPI" else THING_APPS[library]()
+
+
+BODYLESS_LIBRARIES = ["FlaskAPI", "flask", "flask-restful", "flask-smorest"]
+
+
+@pytest.mark.parametrize("library", BODYLESS_LIBRARIES)
+def test_a_plain_form_delete_answered_204_sends_the_browser_to_the_collection(library):
+    client = _bodyless_things(library).test_client()
+    response = _form_submit(client, "/things/1", {"_method": "DELETE"},
+                            {"Origin": "http://localhost"})
+    assert response.status_code == 303 and response.headers["Location"] == "/things/"
+    page = _Page(client.get(response.headers["Location"], headers={"Accept": BROWSER_ACCEPT}))
+    assert page.status_code == 200 and page.one("h1").text == "Thing List"
+    assert "teapot" in page.response_text and "kettle" not in page.response_text
+
+
+@pytest.mark.parametrize("rules, path, parent", [
+    (["/shop/<int:item>/", "/shop/<int:item>/reviews/<int:key>"], "/shop/7/reviews/3", "/shop/7/"),
+    (["/a/b/<int:key>"], "/a/b/3", "/"),  # no route at /a/ or /a/b/: the root
+    (["/<int:key>"], "/3", "/"),
+])
+def test_a_plain_form_delete_goes_to_the_nearest_prefix_that_routes(app, client, rules, path,
+                                                                    parent):
+    for rule in rules:
+        app.add_url_rule(rule, rule, lambda **kwargs: ("", 204) if request.method == "DELETE"
+                         else {"ok": True}, methods=["GET", "DELETE"])
+    response = _form_submit(client, path, {"_method": "DELETE"})
+    assert (response.status_code, response.headers["Location"]) == (303, parent)
+    mounted = client.post(path, data={"_method": "DELETE"}, headers={"Accept": BROWSER_ACCEPT},
+                          environ_overrides={"SCRIPT_NAME": "/api"})
+    assert mounted.headers["Location"] == "/api" + parent
+
+
+@pytest.mark.parametrize("answer", [("", 204), ("", 205), ("", 200)], ids=str)
+@pytest.mark.parametrize("method, location", [("DELETE", "/"), ("PUT", "http://localhost/1")])
+def test_a_plain_form_answered_without_a_body_never_leaves_an_empty_document(
+        app, client, answer, method, location):
+    @app.route("/<int:key>", methods=["GET", "PUT", "DELETE"])
+    def thing(key):
+        return {"key": key} if request.method == "GET" else answer
+    response = _form_submit(client, "/1", {"_method": method, "_content": "{}"})
+    assert (response.status_code, response.headers["Location"]) == (303, location)
+    assert response.data == b""
+    api = client.open("/1", method=method, data="{}", content_type="application/json",
+                      headers={"Accept": "application/json"})
+    assert api.status_code == answer[1]  # an API client gets the answer as the view made it
+
+
+@pytest.mark.parametrize("library", BODYLESS_LIBRARIES[:3])
+def test_browser_without_javascript_deletes_and_lands_on_the_collection(
+        chromium, live_site, library):
+    site = live_site.serve(_bodyless_things(library))
+    tab = _new_tab(chromium, site, java_script_enabled=False)
+    try:
+        tab.goto("/things/1")
+        tab.get_by_role("button", name="DELETE").click()
+        tab.wait_for_url(site + "/things/")
+        _expect(tab.locator("h1")).to_have_text("Thing List")
+        _expect(tab.locator("pre.response")).to_contain_text("HTTP 200 OK")
+        _expect(tab.locator("pre.response")).to_contain_text('"name": "teapot"')
+        _expect(tab.locator("pre.response")).not_to_contain_text("kettle")
+    finally:
+        tab.context.close()
+    assert _api(site, "/things/1")[0] == 404
+
+
+# ---------------------------------------------------------------------------
 # Flask-API 3.x apps: what code written for it relies on (the published suite runs in CI)
 # ---------------------------------------------------------------------------
 
