@@ -2072,7 +2072,13 @@ def _operation(app: Flask, route: _Route, method: str, parameters: List[Dict[str
             str(parser.media_type): {"schema": {} if "json" in str(parser.media_type) else
                                 {"type": "object"}} for parser in route.parsers[method]}}
     operation["responses"] = _responses(app, route, method)
-    return _deep_merged(operation, _fragment(route, method))
+    operation = _deep_merged(operation, _fragment(route, method))
+    for response in operation.get("responses", {}).values():  # the fragment's too
+        content = response.get("content") if isinstance(response, dict) else None
+        if isinstance(content, dict):  # any of the renderers renders any data
+            for renderer in route.renderers[method]:
+                content.setdefault(str(renderer.media_type), {})
+    return operation
 
 
 def _operation_id(endpoint: str, method: str, taken: Set[str]) -> str:
