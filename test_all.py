@@ -4626,6 +4626,25 @@ def _validated(document):
     return document
 
 
+def _blueprint_app():
+    app = FlaskAPI(__name__)
+    blueprint = Blueprint("shop", __name__, url_prefix="/shop")
+    blueprint.add_url_rule("/things/<int:key>", view_func=_Things.as_view("things"))
+    app.register_blueprint(blueprint)
+    return app
+
+
+@pytest.mark.parametrize("make", ["notes", "converters", "blueprint", "flask", "flask-restful",
+                                  "flask-smorest"])
+def test_documents_are_valid_openapi_3_1_by_openapi_spec_validator(make):
+    validator = _optional("openapi_spec_validator")
+    apps = dict(THING_APPS, notes=notes_app.create_app, converters=_converter_app,
+                blueprint=_blueprint_app)
+    document = openapi_document(apps[make]())
+    validator.validate(document)
+    assert document["paths"]
+
+
 def _operation(document, path, method):
     return document["paths"][path][method]
 
