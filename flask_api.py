@@ -2072,7 +2072,7 @@ def _operation(app: Flask, route: _Route, method: str, parameters: List[Dict[str
             str(parser.media_type): {"schema": {} if "json" in str(parser.media_type) else
                                 {"type": "object"}} for parser in route.parsers[method]}}
     operation["responses"] = _responses(app, route, method)
-    operation = _deep_merged(operation, _fragment(route, method))
+    operation = _with_fragments(operation, route, method)
     for response in operation.get("responses", {}).values():  # the fragment's too
         content = response.get("content") if isinstance(response, dict) else None
         if isinstance(content, dict):  # any of the renderers renders any data
@@ -2127,17 +2127,17 @@ def _responses(app: Flask, route: _Route, method: str) -> Dict[str, Any]:
     return responses
 
 
-def _fragment(route: _Route, method: str) -> Dict[str, Any]:
-    """What `set_openapi` put on the view (or its class), then on the method's function."""
-    found = {}  # type: Dict[str, Any]
+def _with_fragments(operation: Dict[str, Any], route: _Route, method: str) -> Dict[str, Any]:
+    """The operation with what `set_openapi` put on the view (or its class), then on the
+    method's own function, merged in."""
     owners = [route.view] + ([route.views[method]] if route.views[method] is not route.view
                              else [])
     for owner in owners:
         fragment = getattr(owner, "openapi", None) or {}
-        found = _deep_merged(found, {key: value for key, value in fragment.items()
-                                if key.upper() not in _OPERATION_METHODS})
-        found = _deep_merged(found, fragment.get(method.lower()) or {})
-    return found
+        operation = _deep_merged(operation, {key: value for key, value in fragment.items()
+                                             if key.upper() not in _OPERATION_METHODS})
+        operation = _deep_merged(operation, fragment.get(method.lower()) or {})
+    return operation
 
 
 def _deep_merged(base: Dict[str, Any], fragment: Dict[str, Any]) -> Dict[str, Any]:
@@ -2166,7 +2166,7 @@ def set_openapi(fragment: Dict[str, Any]) -> Any:
     return decorator
 
 
-def _openapi_view() -> Any:
+def _openapi_document() -> Any:
     """This app's OpenAPI document: JSON for clients, the browsable page for browsers."""
     app, req = _current_app._get_current_object(), _request._get_current_object()
     for route in _described_routes(app):  # a route of the app's own at this URL wins
@@ -2186,7 +2186,7 @@ def _add_openapi_route(app: Flask) -> None:
     ``flask openapi``. The key is read now, and checked again on each request for it."""
     url = app.config.setdefault("OPENAPI_URL", "/openapi.json")
     if url and _OPENAPI_ENDPOINT not in app.view_functions:
-        app.add_url_rule(url, _OPENAPI_ENDPOINT, _openapi_view, methods=["GET"])
+        app.add_url_rule(url, _OPENAPI_ENDPOINT, _openapi_document, methods=["GET"])
     if "openapi" not in app.cli.commands:
         @app.cli.command("openapi")
         def print_openapi() -> None:
