@@ -22,6 +22,7 @@ __all__ = [
     "UnsupportedMediaType", "Throttled", "MediaType", "parse_accept_header",
     "DefaultNegotiation", "BaseParser", "JSONParser", "URLEncodedParser", "MultiPartParser",
     "BaseRenderer", "JSONRenderer", "HTMLRenderer", "BrowsableAPIRenderer", "BrowsableAPI",
+    "openapi_document", "set_openapi",
     "exceptions", "parsers", "renderers",
 ]
 
@@ -38,14 +39,17 @@ import re
 import sys
 import threading
 import types
+import typing
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union, cast
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
+import click
 import jinja2
-from flask import Flask, Request, Response, current_app, has_request_context, request
+from flask import Flask, Request, Response, abort, current_app, has_request_context, request
 from flask import json as flask_json
 from markupsafe import Markup
+from werkzeug import routing
 from werkzeug.datastructures import Headers, ImmutableMultiDict, MultiDict
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge, default_exceptions
 from werkzeug.exceptions import MethodNotAllowed as _MethodNotAllowed  # not the APIException
@@ -1525,14 +1529,11 @@ def _index_page(renderer: BrowsableAPIRenderer, media_type: MediaType) -> Respon
 def _route_index(app: Flask, req: Request) -> List[Dict[str, Any]]:
     """Rule, methods and docstring's first line of each route but static files'."""
     index = []
-    for rule in sorted(app.url_map.iter_rules(), key=lambda rule: rule.rule):
-        if rule.endpoint == "static" or rule.endpoint.endswith(".static"):
-            continue
-        methods = sorted(set(rule.methods or ()) - {"HEAD", "OPTIONS"})
-        view = app.view_functions.get(rule.endpoint)
-        route = {"rule": rule.rule, "methods": methods,
-                 "doc": _view_doc(getattr(view, "view_class", view)).partition("\n")[0]}
-        if not rule.arguments and "GET" in methods:
+    for described in _described_routes(app):
+        rule = described.rule
+        route = {"rule": rule.rule, "methods": list(described.methods),
+                 "doc": described.doc.partition("\n")[0]}  # type: Dict[str, Any]
+        if not rule.arguments and "GET" in described.methods:
             route["url"] = req.host_url[:-1] + _href(req.script_root + rule.rule)
         index.append(route)
     return index
@@ -1696,6 +1697,11 @@ class FlaskAPI(Flask):
         self.register_error_handler(APIException, self._handle_by_code)
         self.register_error_handler(HTTPException, self._handle_http_exception)
         self.wsgi_app = _Middleware(self.wsgi_app, self)  # type: ignore[method-assign]
+        _add_openapi_route(self)
+
+    def openapi(self) -> Dict[str, Any]:
+        """This app's OpenAPI 3.1 document, as served at ``OPENAPI_URL``."""
+        return openapi_document(self)
 
     def make_response(self, rv: Any) -> Response:
         """Render a list or dict (alone or in a Flask tuple), then let Flask finish."""
@@ -1863,6 +1869,7 @@ class BrowsableAPI:
         app.extensions["flask_api_browsable"] = self
         if isinstance(app, FlaskAPI):  # which does all of this already
             return
+        _add_openapi_route(app)
         app.wsgi_app = _BrowsableMiddleware(  # type: ignore[method-assign]
             app.wsgi_app, app, self.renderers)
         # The page replaces a JSON response as Flask makes it, in the request's context.
@@ -1917,6 +1924,302 @@ class _BrowsableMiddleware(_Middleware):
             return super().__call__(environ, start_response)
         finally:
             _browsing.environ = outer
+
+
+# ---------------------------------------------------------------------------
+# The app's routes, and the OpenAPI document made from them
+# ---------------------------------------------------------------------------
+
+_OPENAPI_ENDPOINT = "flask_api_openapi"
+_BODY_METHODS = frozenset(["POST", "PUT", "PATCH"])
+_OPERATION_METHODS = frozenset(["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH",
+                                "TRACE"])
+_ERROR_CODES = {  # the errors the framework itself answers with, and when
+    HTTP_400_BAD_REQUEST: "The body could not be parsed.",
+    HTTP_404_NOT_FOUND: "No such resource.",
+    HTTP_406_NOT_ACCEPTABLE: "No renderer for the Accept header or ?format=.",
+    HTTP_413_REQUEST_ENTITY_TOO_LARGE: "The body is over the app's limit.",
+    HTTP_415_UNSUPPORTED_MEDIA_TYPE: "No parser for the body's Content-Type.",
+}
+_ERROR_SCHEMA = {"type": "object", "properties": {"detail": {"type": "string"}},
+                 "required": ["detail"]}
+# A rule's variable part, ``<int(min=1):key>``: converter, its arguments, the name.
+_RULE_VARIABLE = re.compile(r"<(?:(\w+)(?:\((.*?)\))?:)?(\w+)>")
+
+
+class _Route(typing.NamedTuple):
+    """What one URL rule of the app offers, read once for the route index and the document."""
+
+    rule: Any  # werkzeug's Rule
+    view: Any  # the view function, or its MethodView (or Resource) class
+    methods: Tuple[str, ...]  # HEAD and OPTIONS only where the view names them
+    views: Dict[str, Any]  # method: the function that answers it (a MethodView's method)
+    doc: str  # the view's docstring up to a line ``---``
+    parsers: Dict[str, Tuple[BaseParser, ...]]  # method: the parsers in force
+    renderers: Dict[str, Tuple[BaseRenderer, ...]]  # method: the renderers in force
+
+
+def _described_routes(app: Flask) -> List[_Route]:
+    """The app's routes but static files', sorted by rule; built again when routes change."""
+    key = (len(app.view_functions), sum(1 for _ in app.url_map.iter_rules()))
+    cached = app.extensions.get("flask_api_routes")
+    if cached is None or cached[0] != key:
+        rules = sorted(app.url_map.iter_rules(), key=lambda rule: rule.rule)
+        cached = app.extensions["flask_api_routes"] = (key, [
+            _describe(app, rule) for rule in rules
+            if rule.endpoint != "static" and not rule.endpoint.endswith(".static")])
+    return cached[1]
+
+
+def _describe(app: Flask, rule: Any) -> _Route:
+    view = app.view_functions.get(rule.endpoint)
+    view_class = getattr(view, "view_class", None)
+    methods = tuple(sorted(method for method in rule.methods or () if (
+        method not in ("HEAD", "OPTIONS") or hasattr(view_class, method.lower())
+        or (method == "OPTIONS" and getattr(rule, "provide_automatic_options", True) is False))))
+    views = {method: getattr(view_class, method.lower(), None) or view for method in methods}
+    return _Route(rule, view_class or view, methods, views, _view_doc(view_class or view),
+                  {method: _in_force(app, view, method, "parser_classes") for method in methods},
+                  {method: _in_force(app, view, method, "renderer_classes") for method in methods})
+
+
+def _in_force(app: Flask, view: Any, method: str, attribute: str) -> Tuple[Any, ...]:
+    """The parsers or renderers a request would get, as `APIRequest` chooses them. An app
+    that is not a FlaskAPI is assumed to read JSON, and renders what `BrowsableAPI` does."""
+    if not isinstance(app, FlaskAPI):
+        if attribute == "parser_classes":
+            return _resolve((JSONParser,), "parsers")
+        return _resolve(tuple(BrowsableAPI.renderer_classes), "renderer_classes")
+    classes = _view_classes(view, method, attribute)
+    setting = "DEFAULT_PARSERS" if attribute == "parser_classes" else "DEFAULT_RENDERERS"
+    return _resolve(_as_tuple(classes or app.config[setting]), setting)
+
+
+def openapi_document(app: Flask) -> Dict[str, Any]:
+    """The app's OpenAPI 3.1 document, built on first use and again when routes change."""
+    routes = _described_routes(app)
+    cached = app.extensions.get("flask_api_openapi")
+    if cached is None or cached[0] is not routes:
+        document = _document(app, routes)
+        cached = app.extensions["flask_api_openapi"] = (
+            routes, document, json.dumps(document).encode("utf-8"))
+    return cast(Dict[str, Any], cached[1])
+
+
+def _document(app: Flask, routes: List[_Route]) -> Dict[str, Any]:
+    paths = {}  # type: Dict[str, Dict[str, Any]]
+    taken = set()  # type: Set[str]
+    for route in routes:
+        if route.rule.endpoint == _OPENAPI_ENDPOINT:
+            continue
+        path, parameters = _path(route.rule)
+        item = paths.setdefault(path, {})
+        for method in route.methods:  # of two rules with one path, the first is matched
+            if method.lower() not in item:
+                item[method.lower()] = _operation(app, route, method, parameters, taken)
+    tags = sorted({tag for item in paths.values() for operation in item.values()
+                   for tag in operation.get("tags", ())})
+    document = {"openapi": "3.1.0", "info": _info(app),
+                "paths": {path: item for path, item in paths.items() if item},
+                "components": {"schemas": {"Error": _ERROR_SCHEMA}}}  # type: Dict[str, Any]
+    if tags:
+        document["tags"] = [{"name": tag} for tag in tags]
+    return document
+
+
+def _info(app: Flask) -> Dict[str, Any]:
+    """Title and version from ``API_TITLE``/``API_VERSION`` (flask-smorest's keys too),
+    else the app's name and its module's ``__version__``."""
+    module = sys.modules.get(app.import_name)
+    info = {"title": str(app.config.get("API_TITLE") or _title(app.name) or app.name),
+            "version": str(app.config.get("API_VERSION")
+                           or getattr(module, "__version__", None) or "0")}
+    if app.config.get("API_DESCRIPTION"):
+        info["description"] = str(app.config["API_DESCRIPTION"])
+    return info
+
+
+def _path(rule: Any) -> Tuple[str, List[Dict[str, Any]]]:
+    """``/<int:key>/`` as ``/{key}/``, and its parameters typed from their converters."""
+    names = [match.group(3) for match in _RULE_VARIABLE.finditer(rule.rule)]
+    parameters = [{"name": name, "in": "path", "required": True,
+                   "schema": _converter_schema(rule._converters.get(name))} for name in names]
+    return _RULE_VARIABLE.sub(r"{\3}", rule.rule), parameters
+
+
+def _converter_schema(converter: Any) -> Dict[str, Any]:
+    """werkzeug's converters as JSON Schema; one it does not ship is a string."""
+    if isinstance(converter, (routing.IntegerConverter, routing.FloatConverter)):
+        number = "integer" if isinstance(converter, routing.IntegerConverter) else "number"
+        return _bounded(number, converter.min, converter.max, getattr(converter, "signed", False))
+    if isinstance(converter, routing.UUIDConverter):
+        return {"type": "string", "format": "uuid"}
+    if isinstance(converter, routing.AnyConverter):  # werkzeug 1.0 keeps its items in its regex
+        items = getattr(converter, "items", None) or [
+            re.sub(r"\\(.)", r"\1", item) for item in re.split(r"(?<!\\)\|", converter.regex[3:-1])]
+        return {"type": "string", "enum": sorted(items)}
+    lengths = re.fullmatch(r"\[\^/\]\{(\d+)(,?)(\d*)\}", getattr(converter, "regex", ""))
+    if isinstance(converter, routing.UnicodeConverter) and lengths:  # [^/]{1,} or [^/]{2,8}
+        low, comma, high = lengths.groups()
+        schema = {"type": "string", "minLength": int(low)}  # type: Dict[str, Any]
+        if high or not comma:
+            schema["maxLength"] = int(high or low)
+        return schema
+    return {"type": "string"}
+
+
+def _bounded(number: str, low: Any, high: Any, signed: bool) -> Dict[str, Any]:
+    """Flask's int and float take no sign unless ``signed=True``: their minimum is 0."""
+    schema = {"type": number}  # type: Dict[str, Any]
+    if not signed:
+        low = 0 if low is None else max(low, 0)
+    if low is not None:
+        schema["minimum"] = low
+    if high is not None:
+        schema["maximum"] = high
+    return schema
+
+
+def _operation(app: Flask, route: _Route, method: str, parameters: List[Dict[str, Any]],
+               taken: Set[str]) -> Dict[str, Any]:
+    summary, _, description = (_view_doc(route.views[method]) or route.doc).partition("\n")
+    operation = {"operationId": _operation_id(route.rule.endpoint, method, taken)}  # type: Any
+    if summary.strip():
+        operation["summary"] = summary.strip()
+    if description.strip():
+        operation["description"] = inspect.cleandoc(description)
+    blueprint = route.rule.endpoint.rpartition(".")[0]
+    if blueprint:
+        operation["tags"] = [blueprint]
+    parameters = parameters + _query_parameters(app, route.renderers[method])
+    if parameters:
+        operation["parameters"] = parameters
+    if method in _BODY_METHODS:
+        operation["requestBody"] = {"content": {
+            str(parser.media_type): {"schema": {} if "json" in str(parser.media_type) else
+                                {"type": "object"}} for parser in route.parsers[method]}}
+    operation["responses"] = _responses(app, route, method)
+    operation = _with_fragments(operation, route, method)
+    for response in operation.get("responses", {}).values():  # the fragment's too
+        content = response.get("content") if isinstance(response, dict) else None
+        if isinstance(content, dict):  # any of the renderers renders any data
+            for renderer in route.renderers[method]:
+                content.setdefault(str(renderer.media_type), {})
+    return operation
+
+
+def _operation_id(endpoint: str, method: str, taken: Set[str]) -> str:
+    """``bp.view`` and GET make ``bp_view_get``: only ``[A-Za-z0-9_]``, unique in the app."""
+    base = re.sub(r"[^A-Za-z0-9_]", "_", endpoint) + "_" + method.lower()
+    found = base
+    for number in itertools.count(2):
+        if found not in taken:
+            break
+        found = "{}_{}".format(base, number)
+    taken.add(found)
+    return found
+
+
+def _query_parameters(app: Flask, renderers: Tuple[Any, ...]) -> List[Dict[str, Any]]:
+    override = app.config.get("URL_FORMAT_OVERRIDE", "format")
+    formats = sorted({renderer.format for renderer in renderers if renderer.format})
+    if not (override and formats):
+        return []
+    return [{"name": override, "in": "query", "required": False,
+             "description": "The response's format, in place of the Accept header.",
+             "schema": {"type": "string", "enum": formats}}]
+
+
+def _responses(app: Flask, route: _Route, method: str) -> Dict[str, Any]:
+    """A success with the renderers' media types; on a FlaskAPI app, the framework's own
+    errors as ``{"detail": ...}``; on another, the app's own answers as the default."""
+    renderers = route.renderers[method]
+    success = {"description": "Success.", "content": {
+        renderer.media_type: {} for renderer in renderers}}  # type: Dict[str, Any]
+    if not isinstance(app, FlaskAPI):
+        return {"200": success, "default": {"description": "The app's own answer."}}
+    codes = [HTTP_406_NOT_ACCEPTABLE]
+    if route.rule.arguments:
+        codes.append(HTTP_404_NOT_FOUND)
+    if method in _BODY_METHODS:
+        codes += [HTTP_400_BAD_REQUEST, HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+                  HTTP_415_UNSUPPORTED_MEDIA_TYPE]
+    error = {str(renderer.media_type): {"schema": {"$ref": "#/components/schemas/Error"}
+                                        if "json" in str(renderer.media_type) else
+                                        {"type": "string"}}
+             for renderer in renderers}
+    responses = {"200": success}
+    for code in sorted(codes):
+        responses[str(code)] = {"description": _ERROR_CODES[code], "content": error}
+    return responses
+
+
+def _with_fragments(operation: Dict[str, Any], route: _Route, method: str) -> Dict[str, Any]:
+    """The operation with what `set_openapi` put on the view (or its class), then on the
+    method's own function, merged in."""
+    owners = [route.view] + ([route.views[method]] if route.views[method] is not route.view
+                             else [])
+    for owner in owners:
+        fragment = getattr(owner, "openapi", None) or {}
+        operation = _deep_merged(operation, {key: value for key, value in fragment.items()
+                                             if key.upper() not in _OPERATION_METHODS})
+        operation = _deep_merged(operation, fragment.get(method.lower()) or {})
+    return operation
+
+
+def _deep_merged(base: Dict[str, Any], fragment: Dict[str, Any]) -> Dict[str, Any]:
+    """``fragment`` merged into a copy of ``base``, dict by dict; a None value removes."""
+    merged = dict(base)
+    for key, value in fragment.items():
+        if value is None:
+            merged.pop(key, None)
+        elif isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _deep_merged(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def set_openapi(fragment: Dict[str, Any]) -> Any:
+    """Decorator: merge an OpenAPI fragment into the document's operations for this view.
+
+    Keys named by a method (``"post"``) go into that method's operation only; a None
+    value removes what the document had there. On a ``MethodView``, decorate the class
+    or one of its methods. Setting the view's ``openapi`` attribute does the same.
+    """
+    def decorator(view: Any) -> Any:
+        view.openapi = fragment
+        return view
+    return decorator
+
+
+def _openapi_document() -> Any:
+    """This app's OpenAPI document: JSON for clients, the browsable page for browsers."""
+    app, req = _current_app._get_current_object(), _request._get_current_object()
+    for route in _described_routes(app):  # a route of the app's own at this URL wins
+        if (route.rule.rule == req.url_rule.rule and route.rule.endpoint != _OPENAPI_ENDPOINT
+                and req.method in (route.rule.methods or ())):
+            req.url_rule = route.rule
+            return app.view_functions[route.rule.endpoint](**(req.view_args or {}))
+    if app.config.get("OPENAPI_URL") != req.url_rule.rule:  # turned off, or moved
+        abort(HTTP_404_NOT_FOUND)
+    openapi_document(app)
+    return app.response_class(app.extensions["flask_api_openapi"][2],
+                              mimetype="application/json")
+
+
+def _add_openapi_route(app: Flask) -> None:
+    """Serve the document at ``OPENAPI_URL`` (None: nowhere), and print it with
+    ``flask openapi``. The key is read now, and checked again on each request for it."""
+    url = app.config.setdefault("OPENAPI_URL", "/openapi.json")
+    if url and _OPENAPI_ENDPOINT not in app.view_functions:
+        app.add_url_rule(url, _OPENAPI_ENDPOINT, _openapi_document, methods=["GET"])
+    if "openapi" not in app.cli.commands:
+        @app.cli.command("openapi")
+        def print_openapi() -> None:
+            """Print the app's OpenAPI document."""
+            click.echo(json.dumps(openapi_document(_current_app._get_current_object()),
+                                  indent=2))
 
 
 # ---------------------------------------------------------------------------

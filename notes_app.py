@@ -20,7 +20,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 from flask import Flask, request, url_for
 from werkzeug.wsgi import get_host
 
-from flask_api import APIException, FlaskAPI, NotFound, ParseError, status
+from flask_api import APIException, FlaskAPI, NotFound, ParseError, set_openapi, status
 
 INITIAL_NOTES = {0: "do the shopping", 1: "build the codez", 2: "paint the door"}
 MAX_KEY_DIGITS = 18  # keeps keys far below Python's int/str conversion limit
@@ -353,6 +353,22 @@ def _trust_only(app: Flask, hosts: Sequence[str]) -> None:
         get_host(request.environ, trusted_hosts=hosts)
 
 
+# What the OpenAPI document cannot infer from the views: their bodies and answers.
+_NOTE = {"type": "object", "required": ["url", "text"], "properties": {
+    "url": {"type": "string", "format": "uri"}, "text": {"type": "string"}}}
+_ERROR = {"$ref": "#/components/schemas/Error"}
+_TEXT_BODY = {"content": {media_type: {"schema": {"type": "object", "properties": {
+    "text": {"type": "string"}}}} for media_type in (
+    "application/json", "application/x-www-form-urlencoded", "multipart/form-data")}}
+
+
+def _answer(description: str, schema: Any) -> Dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+_BUSY = _answer("The store is busy with other writes: try again.", _ERROR)
+
+
 def create_app(notes: Optional[Dict[int, str]] = None, max_body: Optional[int] = None,
                trusted_hosts: Optional[Sequence[str]] = None, db: Optional[str] = None,
                store: Optional[BaseNoteStore] = None) -> FlaskAPI:
@@ -378,6 +394,11 @@ def create_app(notes: Optional[Dict[int, str]] = None, max_body: Optional[int] =
         _trust_only(app, trusted_hosts)
 
     @app.route("/", methods=["GET", "POST"])
+    @set_openapi({
+        "get": {"responses": {"200": _answer("The notes.", {"type": "array", "items": _NOTE})}},
+        "post": {"requestBody": _TEXT_BODY, "responses": {
+            "200": None, "201": _answer("The new note.", _NOTE),
+            "409": _answer("No keys left.", _ERROR), "503": _BUSY}}})
     def notes_list() -> Any:
         """All notes, ordered by key.
 
@@ -390,6 +411,10 @@ def create_app(notes: Optional[Dict[int, str]] = None, max_body: Optional[int] =
         return [_note(key, text) for key, text in store.items()]
 
     @app.route("/<key>/", methods=["GET", "PUT", "DELETE"])
+    @set_openapi({
+        "responses": {"200": _answer("The note.", _NOTE)},
+        "put": {"requestBody": _TEXT_BODY, "responses": {"503": _BUSY}},
+        "delete": {"responses": {"200": None, "204": {"description": "Gone."}, "503": _BUSY}}})
     def notes_detail(key: str) -> Any:
         """One note.
 

@@ -5128,6 +5128,379 @@ def test_browser_a_100000_item_page_loads_with_its_tree_form_and_links(chromium,
 
 
 # ===========================================================================
+# The OpenAPI document
+# ===========================================================================
+
+from flask_api import openapi_document, set_openapi  # noqa: E402  (this section's own import)
+
+JSON = {"Accept": "application/json"}
+
+
+def _validated(document):
+    """The document, checked against the OpenAPI 3.1 schema where the validator is installed;
+    the tests that call this pin the document's shape either way."""
+    try:
+        from openapi_spec_validator import validate
+    except ImportError:  # the matrix's old Pythons: the shape is still tested
+        return document
+    validate(document)
+    return document
+
+
+def _blueprint_app():
+    app = FlaskAPI(__name__)
+    blueprint = Blueprint("shop", __name__, url_prefix="/shop")
+    blueprint.add_url_rule("/things/<int:key>", view_func=_Things.as_view("things"))
+    app.register_blueprint(blueprint)
+    return app
+
+
+@pytest.mark.parametrize("make", ["notes", "converters", "blueprint", "flask", "flask-restful",
+                                  "flask-smorest"])
+def test_documents_are_valid_openapi_3_1_by_openapi_spec_validator(make):
+    validator = _optional("openapi_spec_validator")
+    apps = dict(THING_APPS, notes=notes_app.create_app, converters=_converter_app,
+                blueprint=_blueprint_app)
+    document = openapi_document(apps[make]())
+    validator.validate(document)
+    assert document["paths"]
+
+
+def _operation(document, path, method):
+    return document["paths"][path][method]
+
+
+def test_openapi_json_gives_clients_the_document_and_browsers_the_page():
+    client = notes_app.create_app().test_client()
+    response = client.get("/openapi.json", headers=JSON)
+    assert response.status_code == 200
+    assert response.mimetype == "application/json"
+    document = _validated(response.get_json())
+    assert document["openapi"] == "3.1.0"
+    assert document["info"] == {"title": "Notes App", "version": "0"}
+    assert sorted(document["paths"]) == ["/", "/{key}/"]
+    page = _browse(client, "/openapi.json")
+    assert page.content_type.startswith("text/html")
+    assert page.body_json == document
+
+
+def test_notes_document_holds_its_bodies_and_every_answer_it_gives():
+    document = _validated(notes_app.create_app().openapi())
+    post = _operation(document, "/", "post")
+    note = post["responses"]["201"]["content"]["application/json"]["schema"]
+    assert note["properties"]["text"] == {"type": "string"}
+    assert "200" not in post["responses"]  # a fragment's None removes the guess
+    assert sorted(post["responses"]) == ["201", "400", "406", "409", "413", "415", "503"]
+    assert sorted(post["requestBody"]["content"]) == [
+        "application/json", "application/x-www-form-urlencoded", "multipart/form-data"]
+    delete = _operation(document, "/{key}/", "delete")
+    assert sorted(delete["responses"]) == ["204", "404", "406", "503"]
+    get = _operation(document, "/{key}/", "get")
+    assert get["responses"]["200"]["content"]["application/json"]["schema"] == note
+    assert get["responses"]["200"]["content"]["text/html"] == {}  # ?format=api's page
+    assert post["responses"]["201"]["content"]["text/html"] == {}  # for a fragment's too
+    assert get["summary"] == "One note."
+    assert [p["name"] for p in get["parameters"]] == ["key", "format"]
+
+
+def _converter_app():
+    app = FlaskAPI(__name__)
+    for rule in ["/int/<int:a>", "/signed/<int(signed=True):a>", "/range/<int(min=1, max=9):a>",
+                 "/float/<float:a>", "/uuid/<uuid:a>", "/path/<path:a>", "/any/<any(b, 'c.d'):a>",
+                 "/str/<a>", "/len/<string(length=4):a>", "/two/<int:a>/<b>/",
+                 "/span/<string(minlength=2, maxlength=8):a>"]:
+        app.add_url_rule(rule, rule.split("/")[1], lambda **kwargs: kwargs)
+    return app
+
+
+def test_paths_take_openapi_templates_and_parameters_typed_from_the_converters():
+    document = _validated(_converter_app().openapi())
+
+    def schema(path, name="a"):
+        parameters = _operation(document, path, "get")["parameters"]
+        found = [p for p in parameters if p["name"] == name]
+        assert found[0]["in"] == "path" and found[0]["required"] is True
+        return found[0]["schema"]
+    assert schema("/int/{a}") == {"type": "integer", "minimum": 0}  # Flask's int is unsigned
+    assert schema("/signed/{a}") == {"type": "integer"}
+    assert schema("/range/{a}") == {"type": "integer", "minimum": 1, "maximum": 9}
+    assert schema("/float/{a}") == {"type": "number", "minimum": 0}
+    assert schema("/uuid/{a}") == {"type": "string", "format": "uuid"}
+    assert schema("/path/{a}") == {"type": "string"}
+    assert schema("/any/{a}") == {"type": "string", "enum": ["b", "c.d"]}
+    assert schema("/str/{a}") == {"type": "string", "minLength": 1}
+    assert schema("/len/{a}") == {"type": "string", "minLength": 4, "maxLength": 4}
+    assert schema("/span/{a}") == {"type": "string", "minLength": 2, "maxLength": 8}
+    assert schema("/two/{a}/{b}/", "b") == {"type": "string", "minLength": 1}
+
+
+def test_an_unknown_converter_is_a_string():
+    from werkzeug.routing import BaseConverter
+
+    class Hex(BaseConverter):
+        regex = "[0-9a-f]+"
+    app = FlaskAPI(__name__)
+    app.url_map.converters["hex"] = Hex
+    app.add_url_rule("/h/<hex:value>", "h", lambda value: {})
+    parameters = _operation(_validated(app.openapi()), "/h/{value}", "get")["parameters"]
+    assert parameters[0]["schema"] == {"type": "string"}
+
+
+def test_operation_ids_are_unique_word_characters_across_blueprints_and_rules():
+    app = FlaskAPI(__name__)
+    for name in ["shop", "admin"]:
+        blueprint = Blueprint(name, __name__, url_prefix="/" + name)
+
+        @blueprint.route("/items")
+        def items():
+            """Items of one blueprint."""
+            return []
+        app.register_blueprint(blueprint)
+    app.add_url_rule("/shop_items", "shop_items", lambda: [])  # shop.items, once its dot goes
+
+    def pages(n):
+        return []
+    app.add_url_rule("/pages/", "pages", pages, defaults={"n": 1})
+    app.add_url_rule("/pages/<int:n>", "pages", pages)
+    document = _validated(app.openapi())
+    ids = [operation["operationId"] for item in document["paths"].values()
+           for operation in item.values()]
+    assert len(ids) == len(set(ids)) == 5
+    assert all(re.fullmatch(r"[A-Za-z0-9_]+", one) for one in ids)
+    assert _operation(document, "/shop/items", "get")["operationId"] == "shop_items_get"
+    assert _operation(document, "/admin/items", "get")["operationId"] == "admin_items_get"
+    assert _operation(document, "/shop/items", "get")["tags"] == ["shop"]
+    assert document["tags"] == [{"name": "admin"}, {"name": "shop"}]
+    assert app.openapi()["paths"] == document["paths"]  # stable: the same ids every time
+
+
+class _Things(MethodView):
+    """Things.
+
+    Listed, and added by POST.
+
+    ---
+    responses: YAML for another tool, not a description
+    """
+
+    def get(self):
+        return []
+
+    def post(self):
+        """Add a thing."""
+        return {}, 201
+
+    def head(self):
+        return []
+
+
+def test_method_views_have_an_operation_per_method_with_docstrings_cut_at_dashes():
+    app = FlaskAPI(__name__)
+    app.add_url_rule("/things/", view_func=_Things.as_view("things"))
+    item = _validated(app.openapi())["paths"]["/things/"]
+    assert sorted(item) == ["get", "head", "post"]  # HEAD named by the view; OPTIONS not
+    assert item["get"]["summary"] == "Things."
+    assert item["get"]["description"] == "Listed, and added by POST."
+    assert item["post"]["summary"] == "Add a thing."
+
+
+def test_head_and_options_are_left_out_unless_the_view_names_them():
+    app = FlaskAPI(__name__)
+    app.add_url_rule("/auto", "auto", lambda: {})
+    app.add_url_rule("/named", "named", lambda: {}, methods=["GET", "OPTIONS"])
+    paths = _validated(app.openapi())["paths"]
+    assert sorted(paths["/auto"]) == ["get"]
+    assert sorted(paths["/named"]) == ["get", "options"]
+
+
+def test_request_bodies_and_responses_follow_the_parsers_and_renderers_in_force():
+    app = FlaskAPI(__name__)
+
+    @app.route("/json-only", methods=["PUT"])
+    @set_parsers(JSONParser)
+    @set_renderers(JSONRenderer)
+    def json_only():
+        return {}
+
+    @app.route("/defaults", methods=["GET", "PATCH"])
+    def defaults():
+        return {}
+    document = _validated(app.openapi())
+    put = _operation(document, "/json-only", "put")
+    assert list(put["requestBody"]["content"]) == ["application/json"]
+    assert list(put["responses"]["200"]["content"]) == ["application/json"]
+    assert put["parameters"][0]["schema"]["enum"] == ["json"]  # ?format= of its renderers
+    assert sorted(put["responses"]) == ["200", "400", "406", "413", "415"]
+    error = put["responses"]["415"]["content"]["application/json"]["schema"]
+    assert document["components"]["schemas"]["Error"]["properties"] == {
+        "detail": {"type": "string"}} and error == {"$ref": "#/components/schemas/Error"}
+    patch = _operation(document, "/defaults", "patch")
+    assert sorted(patch["requestBody"]["content"]) == [
+        "application/json", "application/x-www-form-urlencoded", "multipart/form-data"]
+    assert "requestBody" not in _operation(document, "/defaults", "get")
+    assert sorted(_operation(document, "/defaults", "get")["responses"]) == ["200", "406"]
+
+
+def test_each_documented_error_is_what_the_app_answers():
+    app = FlaskAPI(__name__)
+    app.config["MAX_CONTENT_LENGTH"] = 10
+
+    @app.route("/<int:key>", methods=["POST"])
+    @set_parsers(JSONParser)
+    def post(key):
+        return {"key": key, "data": request.data}
+    client = app.test_client()
+    responses = _operation(app.openapi(), "/{key}", "post")["responses"]
+    answers = [client.post("/1", data="{", content_type="application/json", headers=JSON),
+               client.post("/1", data="[1, 2, 3, 4, 5]", content_type="application/json"),
+               client.post("/1", data="a=b", content_type="text/plain", headers=JSON),
+               client.post("/1", data="{}", content_type="application/json",
+                           headers={"Accept": "image/png"})]
+    assert [answer.status_code for answer in answers] == [400, 413, 415, 406]
+    for answer in answers:
+        assert str(answer.status_code) in responses
+        assert set(answer.get_json()) == {"detail"}
+
+
+def test_set_openapi_merges_a_fragment_into_the_operations_of_a_view():
+    app = FlaskAPI(__name__)
+
+    @app.route("/tea", methods=["GET", "POST"])
+    @set_openapi({"deprecated": True, "post": {"responses": {"418": {
+        "description": "I'm a teapot."}}}})
+    def tea():
+        return {}
+
+    class Cups(MethodView):
+        @set_openapi({"summary": "Count the cups."})
+        def get(self):
+            return {}
+    Cups.openapi = {"tags": ["kitchen"]}  # the attribute does what the decorator does
+    app.add_url_rule("/cups", view_func=Cups.as_view("cups"))
+    document = _validated(app.openapi())
+    assert _operation(document, "/tea", "get")["deprecated"] is True
+    assert "418" not in _operation(document, "/tea", "get")["responses"]
+    assert _operation(document, "/tea", "post")["responses"]["418"] == {
+        "description": "I'm a teapot."}
+    assert "200" in _operation(document, "/tea", "post")["responses"]  # merged, not replaced
+    cups = _operation(document, "/cups", "get")
+    assert (cups["summary"], cups["tags"]) == ("Count the cups.", ["kitchen"])
+
+
+def test_info_comes_from_config_keys():
+    app = FlaskAPI(__name__)
+    app.config.update(API_TITLE="Tea", API_VERSION="2.1", API_DESCRIPTION="Hot drinks.")
+    assert app.openapi()["info"] == {"title": "Tea", "version": "2.1",
+                                     "description": "Hot drinks."}
+
+
+def test_document_is_built_on_first_request_and_again_only_when_routes_change():
+    app = notes_app.create_app()
+    client = app.test_client()
+    client.get("/", headers=JSON)
+    client.get("/", headers={"Accept": BROWSER_ACCEPT})
+    assert "flask_api_openapi" not in app.extensions  # JSON clients and pages never build it
+    first = app.openapi()
+    assert client.get("/openapi.json", headers=JSON).get_json() == first
+    assert app.openapi() is first
+
+
+def test_document_is_built_again_when_a_route_is_added():
+    app = notes_app.create_app()
+    first = app.openapi()
+    app.add_url_rule("/later", "later", lambda: {})
+    assert "/later" not in first["paths"]
+    assert "/later" in app.openapi()["paths"]
+    assert "/later" in app.test_client().get("/openapi.json", headers=JSON).get_json()["paths"]
+
+
+def test_config_moves_the_document_or_switches_it_off():
+    moved = Flask(__name__)
+    moved.config["OPENAPI_URL"] = "/api/openapi.json"
+    moved.add_url_rule("/things", "things", lambda: jsonify([]))
+    BrowsableAPI(moved)
+    client = moved.test_client()
+    assert client.get("/openapi.json").status_code == 404
+    assert "/things" in client.get("/api/openapi.json").get_json()["paths"]
+    off = Flask(__name__)
+    off.config["OPENAPI_URL"] = None
+    BrowsableAPI(off)
+    assert off.test_client().get("/openapi.json").status_code == 404
+    app = FlaskAPI(__name__)
+    app.config["OPENAPI_URL"] = None  # after the app is made: still off
+    response = app.test_client().get("/openapi.json", headers=JSON)
+    assert response.status_code == 404 and "detail" in response.get_json()
+
+
+@pytest.mark.parametrize("make", [FlaskAPI, Flask])
+def test_a_route_the_app_has_at_the_documents_url_wins(make):
+    app = make(__name__)
+    if make is Flask:
+        BrowsableAPI(app)
+    app.add_url_rule("/openapi.json", "mine", lambda: jsonify(mine=True), methods=["GET", "PUT"])
+    client = app.test_client()
+    assert client.get("/openapi.json", headers=JSON).get_json() == {"mine": True}
+    assert client.put("/openapi.json", headers=JSON).get_json() == {"mine": True}
+    assert "/openapi.json" in openapi_document(app)["paths"]  # documented as the app's own
+
+
+def test_the_document_is_a_call_and_a_flask_command():
+    app = notes_app.create_app()
+    result = app.test_cli_runner().invoke(args=["openapi"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == app.openapi() == openapi_document(app)
+
+
+@pytest.mark.parametrize("library", ["flask", "flask-restful", "flask-smorest"])
+def test_browsableapi_apps_of_each_library_have_a_valid_document(library):
+    app = THING_APPS[library]()
+    response = app.test_client().get("/openapi.json", headers=JSON)
+    document = _validated(response.get_json())
+    item = document["paths"]["/things/{key}"]
+    assert sorted(item) == ["delete", "get", "put"]
+    assert item["get"]["parameters"][0]["schema"] == {"type": "integer", "minimum": 0}
+    assert item["get"]["summary"] == "One thing."
+    assert "default" in item["get"]["responses"]  # the app's own errors, unknown to us
+    assert "/openapi.json" not in document["paths"]
+
+
+def test_route_index_links_the_document_and_lists_the_summaries_it_reads():
+    page, routes = _index(_plain_things().test_client())
+    assert routes["/openapi.json"]["url"] == "http://localhost/openapi.json"
+    assert routes["/openapi.json"]["doc"].startswith("This app's OpenAPI document")
+    assert routes["/things/"]["doc"] == "All things. POST a name to add one."
+    assert page.find("a", href="http://localhost/openapi.json")
+
+
+def _document_page(doc):
+    app = FlaskAPI(__name__)
+
+    def view():
+        return {}
+    view.__doc__ = doc
+    app.add_url_rule("/x", "x", view)
+    return _browse(app.test_client(), "/openapi.json")
+
+
+@pytest.mark.parametrize("text", HOSTILE_TEXTS)
+def test_docstrings_reach_the_documents_page_only_escaped(text):
+    page, harmless = _document_page(text), _document_page("Harmless.")
+    assert page.status_code == 200
+    assert _operation(page.body_json, "/x", "get")["summary"] == text  # shown as text
+    tags = [(element.tag, sorted(element.attrs)) for element in page.elements]
+    assert tags == [(element.tag, sorted(element.attrs)) for element in harmless.elements]
+
+
+def test_the_documents_location_is_never_taken_from_the_query_string():
+    client = notes_app.create_app().test_client()
+    plain = client.get("/openapi.json", headers=JSON).data
+    for query in ["?url=https://evil.example/x.json", "?configUrl=https://evil.example/c.json"]:
+        assert client.get("/openapi.json" + query, headers=JSON).data == plain
+    page = _browse(client, "/openapi.json?url=https://evil.example/x.json")
+    assert not page.find("a", href="https://evil.example/x.json")
+
+
+# ===========================================================================
 # Any Flask app: BrowsableAPI
 # ===========================================================================
 
