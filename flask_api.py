@@ -1433,10 +1433,6 @@ def _as_page(response: Response, renderer: BrowsableAPIRenderer,
     page; a 404 at the root, as the index of routes. Any other response stands."""
     if response.status_code == HTTP_404_NOT_FOUND and _wants_index():  # JSON 404s too
         return _index_page(renderer, media_type)
-    error = _request._get_current_object().routing_exception
-    if isinstance(error, _MethodNotAllowed) and response.mimetype == "text/html":
-        response.set_data(_json_dumps({"detail": error.description}))  # werkzeug's page
-        response.mimetype = "application/json"  # then shown with the allowed methods' forms
     if (response.mimetype == "application/json" and not response.direct_passthrough
             and not response.is_streamed):
         return _json_page(response, renderer, media_type)
@@ -1474,13 +1470,12 @@ def _show_late_headers(response: Response, given: Any) -> None:
     ``WWW-Authenticate``). They are written in as the response is sent, at `_LATE_HEADERS`,
     unless a hook has compressed the body. Only pages pay for it, not JSON clients."""
     items = given.items() if isinstance(given, dict) else given or []
-    shown = {(str(name).lower(), str(value)) for name, value in items}
-    shown.update((name.lower(), value) for name, value in response.headers)
+    shown = {str(name).lower() for name, _ in items} | _UNSHOWN_HEADERS  # by name: a header
+    shown.update(name.lower() for name, _ in response.headers)  # changed later stays as shown
     send = response.get_wsgi_response
 
     def get_wsgi_response(environ: Dict[str, Any]) -> Any:
-        late = [(name, value) for name, value in response.headers
-                if (name.lower(), value) not in shown and name.lower() not in _UNSHOWN_HEADERS]
+        late = [(name, value) for name, value in response.headers if name.lower() not in shown]
         if late and not response.is_streamed and "Content-Encoding" not in response.headers:
             body = response.get_data()
             at = body.rfind(_LATE_HEADERS)
@@ -1882,6 +1877,11 @@ class BrowsableAPI:
             environ = _browsing.environ
             if environ is None or environ is not _request._get_current_object().environ:
                 return response  # an API client's (or one served inside a browser's)
+            error = _request._get_current_object().routing_exception
+            if isinstance(error, _MethodNotAllowed) and response.mimetype == "text/html":
+                # werkzeug's HTML 405: shown as the page, with the allowed methods' forms
+                response.set_data(_json_dumps({"detail": error.description}))
+                response.mimetype = "application/json"
             return _as_page(response, *environ[_PAGE_KEY])
         app.make_response = make_page_for_browsers  # type: ignore[method-assign]
 

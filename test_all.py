@@ -3826,6 +3826,8 @@ def test_the_page_of_a_post_only_view_offers_its_form_with_the_csrf_token(flask_
     assert "POST" in page.buttons and page.find("input", name="csrf_token")
     allow = re.search(r"^Allow: (.*)$", page.response_text, re.M).group(1)
     assert sorted(allow.split(", ")) == ["OPTIONS", "POST"]  # werkzeug's order is a set's
+    shown = re.findall(r"^([\w-]+):", page.response_text, re.M)
+    assert len(shown) == len(set(shown)) and "Content-Security-Policy" not in shown  # once
     api = client.get("/login/", headers={"Accept": "application/json"})
     assert api.status_code == 405  # an API client gets the app's own 405, as without the page
     assert api.content_type == ("application/json" if flask_class is FlaskAPI else
