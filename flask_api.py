@@ -1469,23 +1469,34 @@ def _show_late_headers(response: Response, given: Any) -> None:
     ``after_request`` hooks (Flask-CORS), or of a decorator around the view (Flask-HTTPAuth's
     ``WWW-Authenticate``). They are written in as the response is sent, at `_LATE_HEADERS`,
     unless a hook has compressed the body. Only pages pay for it, not JSON clients."""
-    items = given.items() if isinstance(given, dict) else given or []
-    shown = {str(name).lower() for name, _ in items} | _UNSHOWN_HEADERS  # by name: a header
-    shown.update(name.lower() for name, _ in response.headers)  # changed later stays as shown
+    rendered = len(response.headers)  # a header added later comes after these
     send = response.get_wsgi_response
 
     def get_wsgi_response(environ: Dict[str, Any]) -> Any:
-        late = [(name, value) for name, value in response.headers if name.lower() not in shown]
-        if late and not response.is_streamed and "Content-Encoding" not in response.headers:
-            body = response.get_data()
-            at = body.rfind(_LATE_HEADERS)
-            if at >= 0:
-                lines = Markup("").join(Markup('<span class="key">{}:</span> {}\n').format(
-                    name, _linked_header(name, value) if name.lower() in _URL_HEADERS else value)
-                    for name, value in late)
-                response.set_data(body[:at] + lines.encode("utf-8") + body[at:])
+        headers = response.headers
+        if len(headers) > rendered:  # the view's own headers, at least, and maybe others
+            _write_late_headers(response, headers.to_wsgi_list()[rendered:], given)
         return send(environ)
     response.get_wsgi_response = get_wsgi_response  # type: ignore[method-assign]
+
+
+def _write_late_headers(response: Response, added: List[Tuple[str, str]], given: Any) -> None:
+    """Write into the page those of the ``added`` headers it did not list: by name, so that
+    one a hook changed (Vary gains Cookie once a session is saved) is not listed twice."""
+    items = given.items() if isinstance(given, dict) else given or []
+    shown = {str(name).lower() for name, _ in items} | _UNSHOWN_HEADERS
+    shown.update(name.lower() for name, _ in response.headers.to_wsgi_list()[:len(
+        response.headers) - len(added)])
+    late = [(name, value) for name, value in added if name.lower() not in shown]
+    if not late or response.is_streamed or "Content-Encoding" in response.headers:
+        return
+    body = response.get_data()
+    at = body.rfind(_LATE_HEADERS)
+    if at >= 0:
+        lines = Markup("").join(Markup('<span class="key">{}:</span> {}\n').format(
+            name, _linked_header(name, value) if name.lower() in _URL_HEADERS else value)
+            for name, value in late)
+        response.set_data(body[:at] + lines.encode("utf-8") + body[at:])
 
 
 def _page_bytes(body: str) -> bytes:
@@ -2861,7 +2872,7 @@ function treeLine(key, data, last) {
   return line;
 }
 
-// How a folded container reads: "… 3 keys", "… 100,000 items".
+// How a folded container reads: "... 3 keys", "... 100,000 items" (with an ellipsis).
 function summary(node) {
   const count = node.type === "object" ? node.entries.length : node.items.length;
   const noun = node.type === "object" ? (count === 1 ? " key" : " keys") :
