@@ -1,8 +1,9 @@
-"""The reference API on flask_api: short text notes, in memory or in SQLite.
+"""The reference API on flask_api: short text notes, in memory, SQLite or PostgreSQL.
 
     python notes_app.py                 # http://127.0.0.1:5000/
     python notes_app.py --port 8000     # or: flask --app notes_app run
     python notes_app.py --db notes.db   # or: NOTES_DB=notes.db gunicorn -w 4 notes_app:app
+    NOTES_DB=postgresql://user:password@host/db gunicorn -w 4 notes_app:app   # many machines
 
 Open it in a browser for the browsable page, or use curl for JSON.
 """
@@ -66,7 +67,12 @@ def _write_error(exc: sqlite3.OperationalError) -> APIException:
 
 
 class StoreError(Exception):
-    """A database file the notes app cannot use at all: another app's, or a corrupt one."""
+    """A database the notes app cannot use at all: another app's, a corrupt one, or one
+    that cannot be reached as it starts."""
+
+
+class StoreUnreachable(StoreBusy):
+    detail = "The notes' database cannot be reached just now: try again shortly."
 
 
 class BaseNoteStore:
@@ -307,6 +313,123 @@ class SQLiteNoteStore(BaseNoteStore):
             db.execute("DELETE FROM notes WHERE key = ?", (key,))
 
 
+#: Marks the notes table as this app's, where a PostgreSQL database holds other tables too.
+POSTGRES_MARK = "flask_api notes, schema 1"
+POSTGRES_POOL = 4  # connections a process keeps to PostgreSQL, at most
+POSTGRES_CONNECT_TIMEOUT = 3  # seconds to reach the server, or to wait for a free connection
+
+
+class PostgresNoteStore(BaseNoteStore):
+    """Notes in a PostgreSQL database that any number of servers share (psycopg 3).
+
+    Each process keeps a small pool of connections. Writes take one transaction-scoped
+    advisory lock, so finding the largest key and storing under the next one is a
+    single step across every server; reads take none. The server down, restarting or
+    out of reach is a 503 within ``POSTGRES_CONNECT_TIMEOUT``, and the pool reconnects
+    by itself. The table is created on first use; a ``notes`` table that is not this
+    app's is refused.
+    """
+
+    LOCK = 0x4E4F5445  # the advisory lock every write of this app takes
+
+    def __init__(self, url: str, notes: Optional[Dict[int, str]] = None) -> None:
+        try:
+            import psycopg
+            from psycopg_pool import ConnectionPool
+        except ImportError as exc:
+            raise StoreError("a postgresql:// database needs psycopg 3 and psycopg_pool: "
+                             "pip install -e '.[postgres]' ({})".format(exc)) from exc
+        self._errors = (psycopg.OperationalError, psycopg.InterfaceError)
+        try:  # a first connection says plainly why the server cannot be used
+            psycopg.connect(url, connect_timeout=POSTGRES_CONNECT_TIMEOUT).close()
+        except psycopg.Error as exc:
+            raise StoreError("cannot use the PostgreSQL database: {}".format(
+                str(exc).strip().splitlines()[0])) from exc
+        self._pool = ConnectionPool(
+            url, min_size=1, max_size=POSTGRES_POOL, timeout=POSTGRES_CONNECT_TIMEOUT,
+            kwargs={"connect_timeout": POSTGRES_CONNECT_TIMEOUT, "autocommit": True},
+            check=ConnectionPool.check_connection, open=False)
+        try:
+            self._pool.open(wait=True, timeout=POSTGRES_CONNECT_TIMEOUT)
+            with self._pool.connection() as db, db.transaction():
+                self._set_up(db, INITIAL_NOTES if notes is None else notes)
+        except StoreError:
+            self._pool.close()
+            raise
+        except Exception as exc:  # unreachable, refused, a wrong password: said in one line
+            self._pool.close()
+            raise StoreError("cannot use the PostgreSQL database: {}".format(
+                str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+            ) from exc
+        weakref.finalize(self, self._pool.close)
+
+    def _set_up(self, db: Any, notes: Dict[int, str]) -> None:
+        """Create the table, marked as this app's, and fill it if new; refuse another's."""
+        db.execute("SELECT pg_advisory_xact_lock(%s)", (self.LOCK,))
+        found = db.execute("SELECT obj_description(to_regclass('notes'), 'pg_class'),"
+                           " to_regclass('notes') IS NOT NULL").fetchone()
+        if found[1] and found[0] != POSTGRES_MARK:
+            raise StoreError("the database has a table 'notes' that is not this app's; give "
+                             "the notes a database of their own.")
+        if not found[1]:
+            db.execute("CREATE TABLE notes (key BIGINT PRIMARY KEY, text TEXT NOT NULL)")
+            db.execute("COMMENT ON TABLE notes IS '{}'".format(POSTGRES_MARK))
+            with db.cursor() as cursor:
+                cursor.executemany("INSERT INTO notes VALUES (%s, %s)", sorted(notes.items()))
+
+    @contextlib.contextmanager
+    def _connection(self, write: bool = False) -> Iterator[Any]:
+        """A pooled connection (in a locked transaction for a write); a 503 when the
+        server cannot be reached or the pool has no connection free in time."""
+        from psycopg_pool import PoolTimeout
+        try:
+            with self._pool.connection() as db:
+                if not write:
+                    yield db
+                    return
+                with db.transaction():
+                    db.execute("SELECT pg_advisory_xact_lock(%s)", (self.LOCK,))
+                    yield db
+        except PoolTimeout as exc:
+            raise StoreUnreachable() from exc
+        except self._errors as exc:
+            if "disk full" in str(exc).lower() or "no space left" in str(exc).lower():
+                raise StoreFull() from exc
+            raise StoreUnreachable() from exc
+
+    def items(self) -> List[Tuple[int, str]]:
+        with self._connection() as db:
+            return [tuple(row) for row in db.execute(
+                "SELECT key, text FROM notes ORDER BY key").fetchall()]
+
+    def get(self, key: int) -> Optional[str]:
+        with self._connection() as db:
+            row = db.execute("SELECT text FROM notes WHERE key = %s", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    def create(self, text: str) -> int:
+        with self._connection(write=True) as db:
+            key = _key_after(db.execute("SELECT MAX(key) FROM notes").fetchone()[0])
+            db.execute("INSERT INTO notes VALUES (%s, %s)", (key, text))
+        return key
+
+    def put(self, key: int, text: str) -> None:
+        with self._connection(write=True) as db:
+            db.execute("INSERT INTO notes VALUES (%s, %s) ON CONFLICT (key)"
+                       " DO UPDATE SET text = excluded.text", (key, text))
+
+    def delete(self, key: int) -> None:
+        with self._connection(write=True) as db:
+            db.execute("DELETE FROM notes WHERE key = %s", (key,))
+
+
+def _store_for(db: str, notes: Optional[Dict[int, str]]) -> BaseNoteStore:
+    """The store a ``--db``/``NOTES_DB`` value names: PostgreSQL by URL, else an SQLite file."""
+    if re.match(r"postgres(ql)?://", db):
+        return PostgresNoteStore(db, notes)
+    return SQLiteNoteStore(db, notes)
+
+
 def _key(text: str) -> int:
     """A URL's key as an int; anything but 1 to 18 digits is a note that does not exist."""
     if not KEY_PATTERN.fullmatch(text):
@@ -382,7 +505,7 @@ def create_app(notes: Optional[Dict[int, str]] = None, max_body: Optional[int] =
     env = os.environ
     if store is None:
         db = db or env.get("NOTES_DB")
-        store = SQLiteNoteStore(db, notes) if db else NoteStore(notes)
+        store = _store_for(db, notes) if db else NoteStore(notes)
     if max_body is None:
         max_body = _byte_count(env.get("NOTES_MAX_BODY", str(DEFAULT_MAX_BODY)),
                                "NOTES_MAX_BODY")
@@ -447,8 +570,9 @@ def main(argv: Optional[List[str]] = None) -> None:
     parser = argparse.ArgumentParser(description="Serve the notes API (development server).")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=5000)
-    parser.add_argument("--db", metavar="FILE",
-                        help="keep the notes in this SQLite file, created if missing "
+    parser.add_argument("--db", metavar="FILE_OR_URL",
+                        help="keep the notes in this SQLite file, created if missing, or "
+                             "in the PostgreSQL database of a postgresql:// URL "
                              "(default: $NOTES_DB, else in memory)")
     parser.add_argument("--max-body", metavar="BYTES",
                         help="answer 413 to a larger request body "

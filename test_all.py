@@ -4,8 +4,10 @@ Through the Flask test client wherever possible; the browsable page also in a
 real headless Chromium. Runs on Python 3.6 + Flask 1.1 up to the newest.
 """
 
+import contextlib
 import datetime
 import functools
+import glob
 import gzip
 import http.client
 import io
@@ -14,9 +16,12 @@ import os
 import random
 import re
 import shutil
+import signal
+import socket
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -1043,6 +1048,223 @@ def test_a_full_disk_is_a_507_that_loses_nothing_and_writes_again_once_freed(sma
     filler.unlink()  # space is back
     assert _put(client, key, "x" * 20000 + str(key)).status_code == 200
     assert client.get("/{}/".format(key)).get_json()["text"] == "x" * 20000 + str(key)
+
+
+# ---------------------------------------------------------------------------
+# Notes app: the PostgreSQL store, on a real server the tests start themselves
+# ---------------------------------------------------------------------------
+
+def _no_postgres(reason):
+    """Skip, except where REQUIRE_POSTGRES is set (CI): there a missing server fails."""
+    if os.environ.get("REQUIRE_POSTGRES"):
+        pytest.fail("REQUIRE_POSTGRES is set, but " + reason)
+    pytest.skip(reason)
+
+
+class _Postgres:
+    """A PostgreSQL server of the tests' own, from the installed binaries: a new cluster
+    in a temporary folder, on a free port of 127.0.0.1, run as the unprivileged
+    ``postgres`` user when the tests run as root (PostgreSQL refuses root)."""
+
+    def __init__(self, bindir):
+        self.bindir, self.root = bindir, tempfile.mkdtemp(prefix="notes-pg-")
+        self.data, self.databases = os.path.join(self.root, "data"), 0
+        self.run_as = ["runuser", "-u", "postgres", "--"] if os.getuid() == 0 else []
+        os.chmod(self.root, 0o755)
+        if self.run_as:
+            shutil.chown(self.root, "postgres", "postgres")
+        self._run("initdb", "-D", self.data, "-U", "notes", "--auth=trust", "-E", "UTF8")
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+
+    def _run(self, program, *args):
+        subprocess.run(self.run_as + [os.path.join(self.bindir, program)] + list(args),
+                       check=True, stdout=subprocess.DEVNULL, timeout=60)
+
+    def start(self):
+        self._run("pg_ctl", "-D", self.data, "-l", os.path.join(self.root, "log"), "-w", "-o",
+                  "-p {} -k {} -h 127.0.0.1".format(self.port, self.root), "start")
+
+    def stop(self, mode="fast"):
+        self._run("pg_ctl", "-D", self.data, "-m", mode, "-w", "stop")
+
+    def new_database(self):
+        """The URL of a new, empty database on this server."""
+        import psycopg
+        self.databases += 1
+        name = "notes_{}".format(self.databases)
+        with psycopg.connect(self.url("postgres"), autocommit=True) as db:
+            db.execute("CREATE DATABASE " + name)
+        return self.url(name)
+
+    def url(self, name):
+        return "postgresql://notes@127.0.0.1:{}/{}".format(self.port, name)
+
+
+@pytest.fixture(scope="module")
+def postgres():
+    try:
+        import psycopg  # noqa: F401
+        import psycopg_pool  # noqa: F401
+    except ImportError as exc:
+        _no_postgres("the PostgreSQL tests need psycopg 3 and psycopg_pool ({})".format(exc))
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    if not found:
+        _no_postgres("the PostgreSQL tests need its server (Debian: apt-get install postgresql)")
+    server = _Postgres(os.path.dirname(found[-1]))
+    server.start()
+    try:
+        yield server
+    finally:
+        with contextlib.suppress(subprocess.CalledProcessError):
+            server.stop("immediate")
+        shutil.rmtree(server.root, ignore_errors=True)
+
+
+def test_postgres_store_serves_the_notes_api_and_seeds_a_new_database_once(postgres):
+    url = postgres.new_database()
+    client = notes_app.create_app(db=url).test_client()
+    assert _texts(client) == list(notes_app.INITIAL_NOTES.values())
+    assert client.post("/", json={"text": "four"}).status_code == 201
+    assert _put(client, 9, "nine").status_code == 200
+    assert _key_of(client.post("/", json={"text": "ten"}).get_json()) == 10
+    assert client.delete("/0/").status_code == 204
+    again = notes_app.create_app(db=url).test_client()  # another server: nothing re-seeded
+    assert _texts(again) == ["build the codez", "paint the door", "four", "nine", "ten"]
+
+
+def test_postgres_refuses_a_notes_table_that_is_not_this_apps(postgres, notes_main, capsys):
+    import psycopg
+    url = postgres.new_database()
+    with psycopg.connect(url, autocommit=True) as db:
+        db.execute("CREATE TABLE notes (id INTEGER, body TEXT)")
+        db.execute("INSERT INTO notes VALUES (1, 'theirs')")
+    with pytest.raises(SystemExit):
+        notes_app.main(["--db", url])
+    err = capsys.readouterr().err
+    assert "not this app's" in err and err.count("\n") == 1 and "Traceback" not in err
+    with psycopg.connect(url) as db:
+        assert db.execute("SELECT * FROM notes").fetchall() == [(1, "theirs")]
+
+
+def test_postgres_unreachable_at_start_is_said_in_one_line(notes_main, capsys):
+    pytest.importorskip("psycopg")
+    with pytest.raises(SystemExit):
+        notes_app.main(["--db", "postgresql://notes@127.0.0.1:1/notes"])
+    err = capsys.readouterr().err
+    assert err.startswith("notes_app: cannot use the PostgreSQL database: ")
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_postgres_down_mid_run_is_a_503_and_the_app_recovers_by_itself(postgres):
+    client = notes_app.create_app(db=postgres.new_database()).test_client()
+    assert client.get("/").status_code == 200
+    postgres.stop()
+    try:
+        started = time.monotonic()
+        for answer in (client.get("/1/"), _put(client, 1, "while down")):
+            assert answer.status_code == 503 and answer.headers["Retry-After"]
+            assert "cannot be reached" in answer.get_json()["detail"]
+        assert time.monotonic() - started < 2 * notes_app.POSTGRES_CONNECT_TIMEOUT + 4
+    finally:
+        postgres.start()
+    assert _put(client, 1, "back").status_code == 200  # the pool reconnects by itself
+    assert client.get("/1/").get_json()["text"] == "back"
+
+
+def _gunicorn(tmp_path, name, env, workers=2):
+    """notes_app under gunicorn with ``workers`` workers of 4 threads: (process, port)."""
+    log = str(tmp_path / (name + ".log"))
+    runtime = tmp_path / name
+    runtime.mkdir()
+    env = dict(env, XDG_RUNTIME_DIR=str(runtime))
+    with open(log, "w") as out:
+        proc = subprocess.Popen([GUNICORN, "--workers", str(workers), "--threads", "4",
+                                 "--bind", "127.0.0.1:0", "notes_app:app"], cwd=NOTES_DIR,
+                                env=env, stdout=out, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        text = _read(log)
+        found = re.search(r"Listening at: http://127\.0\.0\.1:([0-9]+)", text)
+        if found and text.count("Booting worker") >= workers:
+            with contextlib.suppress(OSError):
+                if _http(int(found.group(1)), "GET", "/")[0] == 200:
+                    return proc, int(found.group(1))
+        assert proc.poll() is None, text
+        time.sleep(0.05)
+    proc.kill()
+    pytest.fail("gunicorn did not answer:\n" + _read(log))
+
+
+def _stop(proc):
+    proc.terminate()
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def test_two_gunicorn_masters_on_one_postgres_share_every_note_and_no_key(
+        postgres, tmp_path):
+    if not os.path.exists(GUNICORN):
+        pytest.skip("gunicorn is not installed")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NOTES_")}
+    env["NOTES_DB"] = postgres.new_database()
+    machines = [_gunicorn(tmp_path, name, env) for name in ("one", "two")]
+    made = []
+    try:
+        def writer(n, barrier):
+            barrier.wait()
+            for i in range(25):
+                port = machines[(n + i) % 2][1]
+                code, note = _http(port, "POST", "/", {"text": "w{}-{}".format(n, i)})
+                assert code == 201
+                made.append((_key_of(note), note["text"]))
+        _run_threads(8, writer, interleave=False)
+        keys = [key for key, _ in made]
+        assert len(made) == 200 and len(set(keys)) == 200  # none lost, no key twice
+        for _, port in machines:
+            listed = {(_key_of(note), note["text"]) for note in _http(port, "GET", "/")[1]}
+            assert set(made) <= listed
+    finally:
+        for proc, _ in machines:
+            _stop(proc)
+
+
+def test_a_gunicorn_worker_killed_mid_write_loses_nothing_acknowledged(postgres, tmp_path):
+    if not os.path.exists(GUNICORN):
+        pytest.skip("gunicorn is not installed")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NOTES_")}
+    env["NOTES_DB"] = postgres.new_database()
+    proc, port = _gunicorn(tmp_path, "killed", env, workers=3)
+    acknowledged, stop = [], threading.Event()
+    try:
+        def writer(n):
+            i = 0
+            while not stop.is_set():
+                i += 1
+                with contextlib.suppress(OSError, http.client.HTTPException, ValueError):
+                    code, note = _http(port, "POST", "/", {"text": "k{}-{}".format(n, i)})
+                    if code == 201:
+                        acknowledged.append((_key_of(note), note["text"]))
+        threads = [threading.Thread(target=writer, args=(n,)) for n in range(6)]
+        for thread in threads:
+            thread.start()
+        time.sleep(1.0)
+        workers = _read("/proc/{0}/task/{0}/children".format(proc.pid)).split()
+        os.kill(int(workers[0]), signal.SIGKILL)  # mid-write, as a crash would
+        time.sleep(1.5)
+        stop.set()
+        for thread in threads:
+            thread.join(30)
+        listed = {(_key_of(note), note["text"]) for note in _http(port, "GET", "/")[1]}
+        assert acknowledged and set(acknowledged) <= listed
+        assert len({key for key, _ in acknowledged}) == len(acknowledged)
+    finally:
+        stop.set()
+        _stop(proc)
 
 
 # ===========================================================================
