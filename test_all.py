@@ -2161,6 +2161,51 @@ def test_notes_refuse_a_text_that_is_not_a_string_rather_than_store_its_python_r
         "text"] == "build the codez"
 
 
+def _whoami_app():
+    """/whoami/: who the ``Authorization`` header says the user is (anyone may ask: a 200,
+    which the back-forward cache keeps, where it never keeps a 401)."""
+    app = FlaskAPI(__name__)
+
+    @app.route("/")
+    def whoami_root():
+        return {"whoami": url_for("whoami", _external=True)}
+
+    @app.route("/whoami/")
+    def whoami():
+        return {"user": "ada" if request.headers.get("Authorization") == "Bearer s3cret" else
+                "anonymous"}
+    return app
+
+
+@pytest.fixture
+def cached_tab(chromium, live_site):
+    """A tab of a browser with its back-forward cache on: Playwright turns it off, so no
+    other test reaches the page's pageshow-with-persisted path."""
+    browser = chromium.browser_type.launch(
+        executable_path=_find_chromium(), headless=True,
+        ignore_default_args=["--disable-back-forward-cache"],
+        args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+    tab = _new_tab(browser, live_site.url)
+    yield tab
+    browser.close()
+
+
+def test_browser_back_to_a_page_kept_in_the_back_forward_cache_shows_it_with_the_headers(
+        cached_tab, live_site):
+    tab = cached_tab
+    site = live_site.serve(_whoami_app())
+    tab.add_init_script("addEventListener('pageshow', e => { if (e.persisted) "
+                        "sessionStorage.setItem('test-restored', '1'); })")
+    tab.goto(site + "/whoami/")
+    _expect(tab.locator("pre.response")).to_contain_text('"user": "anonymous"')
+    tab.goto(site + "/")
+    _add_header(tab, "Authorization", "Bearer s3cret")
+    tab.go_back(wait_until="commit")  # from the cache, a page has no "load" event
+    _expect(tab.locator("pre.response")).to_contain_text('"user": "ada"')
+    assert tab.url == site + "/whoami/"
+    assert tab.evaluate("sessionStorage.getItem('test-restored')") == "1"  # the path pinned
+
+
 # ---------------------------------------------------------------------------
 # flask_api core: return values, negotiation, parsing, errors, settings, compat
 # ---------------------------------------------------------------------------
