@@ -2528,9 +2528,13 @@ function showEmpty(response) {
     up ? [el("a", {class: "button", href: up.href}, ["Go to " + up.textContent]), back] : [back]));
 }
 
+let navigations = 0;  // the latest navigation's number: an older one's answer is dropped
+
 // GET a URL of this site with the panel's headers; push it to the history unless going Back.
 async function navigate(url, push) {
+  const turn = ++navigations;
   const response = await send("GET", url);
+  if (turn !== navigations) return;  // the user went on (Back, then Forward) meanwhile
   if (push) history.pushState(null, "", response ? response.url : url);
   await show(response);
 }
