@@ -38,15 +38,18 @@ scenario within 1.05x bare Flask, the HTML page within 2x the JSON list, and
 
 import argparse
 import gc
+import glob
 import io
 import json
 import os
 import platform
 import re
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import tracemalloc
@@ -522,6 +525,160 @@ def _shown(times: Dict[str, float], name: str) -> str:
 
 
 # ---------------------------------------------------------------------------
+# The notes stores under gunicorn: memory, SQLite, PostgreSQL, over real sockets
+# ---------------------------------------------------------------------------
+
+class Postgres:
+    """A PostgreSQL server of its own, from the installed binaries: a new cluster in a
+    temporary folder, on a free port of 127.0.0.1, run as the unprivileged ``postgres``
+    user when this runs as root (PostgreSQL refuses root). The tests use it too."""
+
+    def __init__(self, bindir: str) -> None:
+        self.bindir, self.root = bindir, tempfile.mkdtemp(prefix="notes-pg-")
+        self.data, self.databases = os.path.join(self.root, "data"), 0
+        self.run_as = ["runuser", "-u", "postgres", "--"] if os.getuid() == 0 else []
+        os.chmod(self.root, 0o755)
+        if self.run_as:
+            shutil.chown(self.root, "postgres", "postgres")
+        self._run("initdb", "-D", self.data, "-U", "notes", "--auth=trust", "-E", "UTF8")
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+
+    @staticmethod
+    def find() -> Optional[str]:
+        """The newest installed server's binaries (Debian's layout), or None."""
+        found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+        return os.path.dirname(found[-1]) if found else None
+
+    def _run(self, program: str, *args: str) -> None:
+        subprocess.run(self.run_as + [os.path.join(self.bindir, program)] + list(args),
+                       check=True, stdout=subprocess.DEVNULL, timeout=60)
+
+    def start(self) -> None:
+        self._run("pg_ctl", "-D", self.data, "-l", os.path.join(self.root, "log"), "-w", "-o",
+                  "-p {} -k {} -h 127.0.0.1".format(self.port, self.root), "start")
+
+    def stop(self, mode: str = "fast") -> None:
+        self._run("pg_ctl", "-D", self.data, "-m", mode, "-w", "stop")
+
+    def new_database(self) -> str:
+        """The URL of a new, empty database on this server."""
+        import psycopg
+        self.databases += 1
+        name = "notes_{}".format(self.databases)
+        with psycopg.connect(self.url("postgres"), autocommit=True) as db:
+            db.execute("CREATE DATABASE " + name)
+        return self.url(name)
+
+    def url(self, name: str) -> str:
+        return "postgresql://notes@127.0.0.1:{}/{}".format(self.port, name)
+
+
+def _serve(workers: int, threads: int, env: Dict[str, str]) -> Tuple[Any, int]:
+    """notes_app under gunicorn on 127.0.0.1: the process and its port, once it answers."""
+    gunicorn = os.path.join(os.path.dirname(sys.executable), "gunicorn")
+    with tempfile.TemporaryFile("w+") as log:
+        proc = subprocess.Popen([gunicorn, "--workers", str(workers), "--threads", str(threads),
+                                 "--bind", "127.0.0.1:0", "notes_app:app"], env=env, stdout=log,
+                                stderr=subprocess.STDOUT,
+                                cwd=os.path.dirname(os.path.abspath(__file__)))
+        deadline, text = time.monotonic() + 60, ""
+        while time.monotonic() < deadline:
+            log.seek(0)
+            text = log.read()
+            found = re.search(r"Listening at: http://127\.0\.0\.1:([0-9]+)", text)
+            if found and text.count("Booting worker") >= workers:
+                return proc, int(found.group(1))
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError("gunicorn did not start:\n" + text)
+
+
+def store_load(port: int, clients: int, requests: int) -> Tuple[float, float]:
+    """``requests`` mixed requests from ``clients`` threads, each on a connection of its own
+    (reads of one note 60%, of the list 10%, PUT 20%, POST 10%): (requests/s, p99 in ms)."""
+    import http.client
+    latencies = []  # type: List[float]
+    lock = threading.Lock()
+
+    def client(index: int) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        mine = []
+        for n in range(requests // clients):
+            roll = (index * 7919 + n * 104729) % 10
+            method, path, body = ("GET", "/{}/".format(n % 3), None)
+            if roll == 6:
+                method, path = "GET", "/"
+            elif roll in (7, 8):
+                method, body = "PUT", json.dumps({"text": "w{}".format(n)})
+            elif roll == 9:
+                method, path, body = "POST", "/", json.dumps({"text": "p{}".format(n)})
+            started = time.perf_counter()
+            conn.request(method, path, body=body, headers={"Content-Type": "application/json"})
+            conn.getresponse().read()
+            mine.append(time.perf_counter() - started)
+        conn.close()
+        with lock:
+            latencies.extend(mine)
+    threads = [threading.Thread(target=client, args=(n,)) for n in range(clients)]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - started
+    latencies.sort()
+    return len(latencies) / elapsed, latencies[int(len(latencies) * 0.99)] * 1000
+
+
+def stores(requests: int) -> List[Tuple[str, str, Optional[Tuple[float, float]]]]:
+    """Each store under the same load: (store, workers x threads, (req/s, p99 ms) or None)."""
+    env = {name: value for name, value in os.environ.items() if not name.startswith("NOTES_")}
+    results = []  # type: List[Tuple[str, str, Optional[Tuple[float, float]]]]
+    temp = tempfile.mkdtemp(prefix="notes-bench-")
+    server = None
+    bindir = Postgres.find()
+    try:
+        import psycopg  # noqa: F401
+        if bindir:
+            server = Postgres(bindir)
+            server.start()
+    except ImportError:
+        pass
+    try:
+        for name, workers, threads, db in (
+                ("memory", 1, 8, None), ("SQLite", 4, 4, os.path.join(temp, "notes.db")),
+                ("PostgreSQL", 4, 4, server.new_database() if server else None)):
+            if name == "PostgreSQL" and server is None:
+                results.append((name, "4 x 4", None))
+                continue
+            proc, port = _serve(workers, threads, dict(env, **({"NOTES_DB": db} if db else {})))
+            try:
+                results.append((name, "{} x {}".format(workers, threads),
+                                store_load(port, 16, requests)))
+            finally:
+                proc.terminate()
+                proc.wait(30)
+    finally:
+        if server is not None:
+            server.stop("immediate")
+            shutil.rmtree(server.root, ignore_errors=True)
+        shutil.rmtree(temp, ignore_errors=True)
+    return results
+
+
+def store_table(results: List[Tuple[str, str, Optional[Tuple[float, float]]]]) -> str:
+    lines = ["| store | gunicorn workers x threads | requests/s | p99 latency |",
+             "|---|---|---:|---:|"]
+    for name, shape, measured in results:
+        cells = ("{:,.0f}".format(measured[0]), "{:.1f} ms".format(measured[1])) if measured \
+            else ("-", "- (no PostgreSQL server or psycopg here)")
+        lines.append("| {} | {} | {} | {} |".format(name, shape, *cells))
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
 # Report
 # ---------------------------------------------------------------------------
 
@@ -622,9 +779,14 @@ def main(argv: Optional[List[str]] = None) -> None:
     parser.add_argument("--memory-requests", type=int, default=200, help=argparse.SUPPRESS)
     parser.add_argument("--big-pages", action="store_true",
                         help="only the big pages: 20,000 and 100,000 items, Chromium included")
+    parser.add_argument("--stores", action="store_true",
+                        help="only the notes stores under gunicorn, over real sockets")
     args = parser.parse_args(argv)
     if args.memory:
         return memory_child(args.memory, args.memory_requests)
+    if args.stores:
+        print(store_table(stores(6000)))
+        return None
     if args.big_pages:
         print(big_page_table(big_pages([20000, 100000], 3, browser=True)))
         return None

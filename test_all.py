@@ -21,7 +21,6 @@ import socket
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.error
@@ -37,6 +36,7 @@ from werkzeug.datastructures import FileStorage, MultiDict
 from werkzeug.exceptions import NotFound as WerkzeugNotFound
 from werkzeug.exceptions import default_exceptions
 
+import bench
 import flask_api
 import notes_app
 from flask_api import (
@@ -1061,47 +1061,6 @@ def _no_postgres(reason):
     pytest.skip(reason)
 
 
-class _Postgres:
-    """A PostgreSQL server of the tests' own, from the installed binaries: a new cluster
-    in a temporary folder, on a free port of 127.0.0.1, run as the unprivileged
-    ``postgres`` user when the tests run as root (PostgreSQL refuses root)."""
-
-    def __init__(self, bindir):
-        self.bindir, self.root = bindir, tempfile.mkdtemp(prefix="notes-pg-")
-        self.data, self.databases = os.path.join(self.root, "data"), 0
-        self.run_as = ["runuser", "-u", "postgres", "--"] if os.getuid() == 0 else []
-        os.chmod(self.root, 0o755)
-        if self.run_as:
-            shutil.chown(self.root, "postgres", "postgres")
-        self._run("initdb", "-D", self.data, "-U", "notes", "--auth=trust", "-E", "UTF8")
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
-
-    def _run(self, program, *args):
-        subprocess.run(self.run_as + [os.path.join(self.bindir, program)] + list(args),
-                       check=True, stdout=subprocess.DEVNULL, timeout=60)
-
-    def start(self):
-        self._run("pg_ctl", "-D", self.data, "-l", os.path.join(self.root, "log"), "-w", "-o",
-                  "-p {} -k {} -h 127.0.0.1".format(self.port, self.root), "start")
-
-    def stop(self, mode="fast"):
-        self._run("pg_ctl", "-D", self.data, "-m", mode, "-w", "stop")
-
-    def new_database(self):
-        """The URL of a new, empty database on this server."""
-        import psycopg
-        self.databases += 1
-        name = "notes_{}".format(self.databases)
-        with psycopg.connect(self.url("postgres"), autocommit=True) as db:
-            db.execute("CREATE DATABASE " + name)
-        return self.url(name)
-
-    def url(self, name):
-        return "postgresql://notes@127.0.0.1:{}/{}".format(self.port, name)
-
-
 @pytest.fixture(scope="module")
 def postgres():
     try:
@@ -1112,7 +1071,7 @@ def postgres():
     found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
     if not found:
         _no_postgres("the PostgreSQL tests need its server (Debian: apt-get install postgresql)")
-    server = _Postgres(os.path.dirname(found[-1]))
+    server = bench.Postgres(os.path.dirname(found[-1]))
     server.start()
     try:
         yield server
@@ -4866,7 +4825,6 @@ def test_a_view_reading_get_data_of_a_broken_chunked_body_gets_a_400(app, client
 
 def _raw_request(port, head, body):
     """Send bytes over a real socket and return the status code and body."""
-    import socket
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
         sock.sendall(head + body)
         sock.shutdown(socket.SHUT_WR)
