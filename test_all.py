@@ -1055,10 +1055,7 @@ def test_a_full_disk_is_a_507_that_loses_nothing_and_writes_again_once_freed(sma
 # ---------------------------------------------------------------------------
 
 def _no_postgres(reason):
-    """Skip, except where REQUIRE_POSTGRES is set (CI): there a missing server fails."""
-    if os.environ.get("REQUIRE_POSTGRES"):
-        pytest.fail("REQUIRE_POSTGRES is set, but " + reason)
-    pytest.skip(reason)
+    _missing("REQUIRE_POSTGRES", reason)
 
 
 @pytest.fixture(scope="module")
@@ -1837,11 +1834,16 @@ def _find_chromium():
     return None
 
 
-def _no_browser(reason):
-    """Skip, except where REQUIRE_BROWSER is set (CI): there a missing browser fails."""
-    if os.environ.get("REQUIRE_BROWSER"):
-        pytest.fail("REQUIRE_BROWSER is set, but " + reason)
+def _missing(required, reason):
+    """Skip for a missing browser or server, except where the environment variable
+    ``required`` is set (CI sets REQUIRE_BROWSER and REQUIRE_POSTGRES): there, fail."""
+    if os.environ.get(required):
+        pytest.fail("{} is set, but {}".format(required, reason))
     pytest.skip(reason)
+
+
+def _no_browser(reason):
+    _missing("REQUIRE_BROWSER", reason)
 
 
 @pytest.fixture(scope="module")
