@@ -912,20 +912,20 @@ def _indented(value: Any, newline: str, sort_keys: bool, encode: Any = None) -> 
     """``json.dumps(value, indent=4)``'s text. Given ``encode`` (a big body), each item
     of a list or object of more than `_ITEMS_A_LINE` items is a line written by it."""
     inner = newline + "    "
-    compact = encode is not None and isinstance(value, (dict, list, tuple)) and (
-        len(value) > _ITEMS_A_LINE)
     if isinstance(value, dict) and value:
         keys = sorted(value) if sort_keys else list(value)
         if any(type(key) is not str for key in keys):
             raise TypeError("non-string keys: the standard library's rules apply")
-        texts = map(encode, [value[key] for key in keys]) if compact else [
-            _indented(value[key], inner, sort_keys, encode) for key in keys]
-        return "{" + inner + ("," + inner).join([
-            _scalar_json(key) + ": " + text for key, text in zip(keys, texts)]) + newline + "}"
+        if encode is not None and len(keys) > _ITEMS_A_LINE:
+            return "{" + inner + ("," + inner).join([
+                _scalar_json(key) + ": " + encode(value[key]) for key in keys]) + newline + "}"
+        return "{" + ",".join(inner + _scalar_json(key) + ": " + _indented(
+            value[key], inner, sort_keys, encode) for key in keys) + newline + "}"
     if isinstance(value, (list, tuple)) and value:
-        texts = map(encode, value) if compact else [
-            _indented(item, inner, sort_keys, encode) for item in value]
-        return "[" + inner + ("," + inner).join(texts) + newline + "]"
+        if encode is not None and len(value) > _ITEMS_A_LINE:
+            return "[" + inner + ("," + inner).join(map(encode, value)) + newline + "]"
+        return "[" + ",".join(inner + _indented(item, inner, sort_keys, encode)
+                              for item in value) + newline + "]"
     if encode is not None:
         return cast(str, encode(value))
     if isinstance(value, (dict, list, tuple, str, int, float)) or value is None:
