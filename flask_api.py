@@ -831,14 +831,19 @@ class BrowsableAPIRenderer(BaseRenderer):
         }
 
 
-#: A body of more values than this is big: on its page each item of a container of more
-#: than `_ITEMS_A_LINE` items is one compact line (see `_indented`). Indenting every value
-#: made a 20,000-item list's page 7x the JSON's time and 3x its bytes, and no easier to read.
-_BIG_BODY = 10000
+#: A body with a list or object of more items than this is big: on its page each item of
+#: a list or object of more than `_ITEMS_A_LINE` items is one compact line (see `_indented`).
+#: Indenting every value made a 20,000-item list's page 7x the JSON's time and 3x its bytes,
+#: and no easier to read.
+_BIG_CONTAINER = 1000
 _ITEMS_A_LINE = 100
 #: The raw form's box is filled with a dict body up to this many characters: a bigger one
 #: would double the page (the form tab takes its fields from the body itself).
 _RAW_CONTENT = 65536
+
+
+class _BigBody(Exception):
+    """`_indented` met a list or object of more than `_BIG_CONTAINER` items."""
 
 
 def _page_json(data: Any) -> str:
@@ -852,27 +857,27 @@ def _page_json(data: Any) -> str:
     """
     provider = getattr(_current_app._get_current_object(), "json", None)
     try:
-        if _is_big(data):
-            encode = _compact_encoder(provider)
-            return _indented(data, "\n", _sorts_keys(encode), encode)
+        if type(provider) is not DefaultJSONProvider and not _is_big(data):
+            return _json_dumps(data, indent=4)
         if type(provider) is DefaultJSONProvider:
-            return _indented(data, "\n", provider.sort_keys)
+            with contextlib.suppress(_BigBody):  # found on the way, where it is: no search
+                return _indented(data, "\n", provider.sort_keys)
+        encode = _compact_encoder(provider)
+        return _indented(data, "\n", _sorts_keys(encode), encode)
     except (TypeError, ValueError, RecursionError):
-        pass
-    return _json_dumps(data, indent=4)
+        return _json_dumps(data, indent=4)
 
 
 def _is_big(data: Any) -> bool:
-    """True if the data holds more than `_BIG_BODY` values (counted up to there)."""
-    pending, seen = [data], 0
+    """True if the data has a list or object of more than `_BIG_CONTAINER` items."""
+    pending = [data]
     while pending:
         value = pending.pop()
         if isinstance(value, dict):
             value = value.values()
         elif not isinstance(value, (list, tuple)):
             continue
-        seen += len(value)
-        if seen > _BIG_BODY:
+        if len(value) > _BIG_CONTAINER:
             return True
         pending.extend(value)
     return False
@@ -909,9 +914,12 @@ _scalar_json = json.JSONEncoder(ensure_ascii=False).encode  # a TypeError for ot
 
 
 def _indented(value: Any, newline: str, sort_keys: bool, encode: Any = None) -> str:
-    """``json.dumps(value, indent=4)``'s text. Given ``encode`` (a big body), each item
-    of a list or object of more than `_ITEMS_A_LINE` items is a line written by it."""
+    """``json.dumps(value, indent=4)``'s text, or `_BigBody` for a big one. Given ``encode``
+    (a big body), each item of a list or object of more than `_ITEMS_A_LINE` items is a line
+    written by it."""
     inner = newline + "    "
+    if isinstance(value, (dict, list, tuple)) and encode is None and len(value) > _BIG_CONTAINER:
+        raise _BigBody()
     if isinstance(value, dict) and value:
         keys = sorted(value) if sort_keys else list(value)
         if any(type(key) is not str for key in keys):
