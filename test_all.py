@@ -2138,10 +2138,15 @@ def test_browser_ignores_a_stored_header_it_cannot_send(tab, notes_site):
     _expect(tab.locator("h1")).to_have_text("Notes Detail")
 
 
-def test_browser_curl_for_a_multipart_form_sends_at_signs_as_text(tab, notes_site):
+def _curl_tab(tab, site):
+    """Let ``tab`` use the clipboard of ``site``, for commands run by the real curl."""
     if not shutil.which("curl"):
         pytest.skip("needs curl")
-    tab.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=notes_site)
+    tab.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
+
+
+def test_browser_curl_for_a_multipart_form_sends_at_signs_as_text(tab, notes_site):
+    _curl_tab(tab, notes_site)
     tab.goto("/1/")
     _raw_tab(tab)
     tab.get_by_label("Media type").select_option("multipart/form-data")
@@ -3960,9 +3965,7 @@ def test_browser_query_form_edits_parameters_and_link_next_is_followed(tab, live
 
 
 def test_browser_copied_curl_commands_run_against_the_live_server(tab, notes_site):
-    if not shutil.which("curl"):
-        pytest.skip("needs curl")
-    tab.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=notes_site)
+    _curl_tab(tab, notes_site)
     tab.goto("/1/")
     _add_header(tab, "X-Note", "it's $HOME")
     text = "it's \"quoted\", $HOME `id` \\ ;"
