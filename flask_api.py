@@ -601,7 +601,7 @@ class MultiPartParser(_FormParser):
 
 
 # ---------------------------------------------------------------------------
-# Renderers
+# Renderers (the browsable page's renderer is in its own section below)
 # ---------------------------------------------------------------------------
 
 class BaseRenderer:
@@ -702,466 +702,6 @@ def _json_loads(text: str, **kwargs: Any) -> Any:
     if provider is not None:
         return provider.loads(text, **kwargs)
     return flask_json.loads(text, **kwargs)
-
-
-def _view_for(app: Flask, req: Request) -> Any:
-    """The view function (or its ``MethodView`` class) that handles this request; for a
-    method the URL does not allow (a GET of a POST-only login), the one for those it does."""
-    endpoint = req.endpoint
-    if endpoint is None and isinstance(req.routing_exception, _MethodNotAllowed):
-        with contextlib.suppress(HTTPException, AttributeError, IndexError):  # no adapter...
-            endpoint = _url_adapter(app, req).match(method=_allowed_methods(app, req)[0])[0]
-    view = app.view_functions.get(endpoint or "")
-    return getattr(view, "view_class", view)
-
-
-def _view_name(view: Any) -> str:
-    """``NoteDetailView`` or ``note_detail`` becomes ``Note Detail``."""
-    return _title(getattr(view, "__name__", ""))
-
-
-@functools.lru_cache(maxsize=256)
-def _title(name: str) -> str:
-    name = re.sub(r"(?<=.)View$", "", name)
-    words = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name).replace("_", " ").split()
-    return " ".join(word[:1].upper() + word[1:] for word in words)
-
-
-def _view_doc(view: Any) -> str:
-    """The view's own docstring (``inspect.getdoc`` would inherit ``MethodView``'s)."""
-    doc = getattr(view, "__doc__", None) if view else None
-    return _description(doc) if doc else ""
-
-
-@functools.lru_cache(maxsize=256)  # docstrings: a few per app
-def _description(doc: str) -> str:
-    """A docstring up to a line ``---``, after which flasgger and flask-smorest keep YAML."""
-    return re.split(r"^---[ \t]*$", inspect.cleandoc(doc), maxsplit=1, flags=re.M)[0].rstrip()
-
-
-@functools.lru_cache(maxsize=256)
-def _markdown(text: str) -> Optional[Markup]:
-    """The docstring as HTML when Markdown is installed; it is the developer's own text."""
-    return Markup(_markdown_lib.markdown(text)) if _markdown_lib and text else None
-
-
-def _url_pattern(char: str, special: str) -> "re.Pattern[str]":
-    """URLs in text: a run of ``char``s, ``special`` sequences and balanced parentheses
-    (``/wiki/A_(b)``), that does not end in the punctuation of a sentence around it
-    ("see 'http://x/a')." links http://x/a). Unrolled so that runs are matched in C."""
-    paren = r"\(" + char + r"*\)"
-    part = "(?:" + special + "|" + paren + ")" if special else paren
-    return re.compile(r"(https?://{0}*(?:{1}{0}*)*(?<![.,;:!?'\]]))".format(char, part))
-
-
-# A URL ends before a space, '"', "<", ">", "\\" or an unbalanced parenthesis.
-_URL_RE = _url_pattern(r'[^\s"<>\\()]', "")
-# The same URLs in the page's escaped text, where "&" is "&amp;" (`_escape_text`).
-_ESCAPED_URL_RE = _url_pattern(r'[^\s"<>\\&()]', "&amp;")
-
-
-class BrowsableAPIRenderer(BaseRenderer):
-    """The HTML page a browser gets: the response, with forms to send more requests.
-
-    Replace the page with the ``template`` attribute of a subclass (a template
-    string), or name a template of the app in config ``BROWSABLE_API_TEMPLATE``;
-    either may ``{% extends base %}`` and override its blocks. The page's inline
-    ``<script>`` and ``<style>`` must be the same on every render: the
-    Content-Security-Policy allows them by hash, computed on a template's first render.
-    """
-
-    media_type = "text/html"
-    format = "api"
-    template = None  # type: Optional[str]
-
-    @property
-    def response_headers(self) -> Sequence[Tuple[str, str]]:  # type: ignore[override]
-        """No framing by other sites (clickjacking), and a CSP allowing only this page."""
-        return getattr(self.get_template(), "_flask_api_headers", _NO_PAGE_HEADERS)
-
-    def render(self, data: Any, media_type: MediaType, **options: Any) -> str:
-        status = options.get("status_code") or HTTP_200_OK
-        return self.render_context(self.get_context(data, status, options.get("headers")))
-
-    def render_context(self, context: Dict[str, Any]) -> str:
-        """The page for a `get_context` (which a caller may have changed); the template's
-        first render also gives its CSP the hashes of its inline script and style."""
-        template = self.get_template()
-        html = template.render(context)
-        if not hasattr(template, "_flask_api_headers"):
-            template._flask_api_headers = _page_headers(html)
-        return html
-
-    def get_template(self) -> Any:
-        """The compiled page, made once per app; a template named in config wins."""
-        app = _current_app._get_current_object()
-        name = app.config.get("BROWSABLE_API_TEMPLATE")
-        if name:
-            return app.jinja_env.get_template(name)
-        return _compiled(app, self.template) if self.template else _page()
-
-    def get_context(self, data: Any, status: int, headers: Any) -> Dict[str, Any]:
-        """Everything the page shows, computed here so the template stays logic-free."""
-        app, req = _current_app._get_current_object(), _request._get_current_object()
-        view = _view_for(app, req)
-        allowed = _allowed_methods(app, req)
-        body = _page_json(data)
-        doc = _view_doc(view)
-        return {
-            "base": _page(),
-            "branding": app.config.get("BROWSABLE_API_BRANDING", "Flask API"),
-            "title": _view_name(view) or HTTP_STATUS_CODES.get(status, "Error"),
-            "description": doc,
-            "description_html": _markdown(doc),
-            "root_url": _href(req.script_root + "/"),
-            "breadcrumbs": _breadcrumbs(app, req),
-            "method": "GET" if req.method == "HEAD" else req.method,  # HEAD: GET's headers
-            "path": _href(req.script_root + req.path, req.query_string),
-            "status_line": "{} {}".format(status, HTTP_STATUS_CODES.get(status, "")),
-            "status_ok": is_success(status),
-            "headers": _shown_headers(allowed, headers),
-            "links": _relations(headers) if headers else [],
-            "body": _LinkParts(body),
-            "body_html": _linked_body(body),
-            "allowed": allowed,
-            "content": body if isinstance(data, dict) and req.method == "GET"
-            and is_success(status) and len(body) <= _RAW_CONTENT else "",
-            "json_url": _format_url(app, req, "json"),
-            "csrf_token": _csrf_token() if "csrf" in app.extensions else None,
-        }
-
-
-#: A body with a list or object of more items than this is big: on its page each item of
-#: a list or object of more than `_ITEMS_A_LINE` items is one compact line (see `_indented`).
-#: Indenting every value made a 20,000-item list's page 7x the JSON's time and 3x its bytes,
-#: and no easier to read.
-_BIG_CONTAINER = 1000
-_ITEMS_A_LINE = 100
-#: The raw form's box is filled with a dict body up to this many characters: a bigger one
-#: would double the page (the form tab takes its fields from the body itself).
-_RAW_CONTENT = 65536
-
-
-class _BigBody(Exception):
-    """`_indented` met a list or object of more than `_BIG_CONTAINER` items."""
-
-
-def _page_json(data: Any) -> str:
-    """The data as the page shows it: as ``app.json.dumps(data, indent=4)`` writes it, or
-    for a big body, with the items of its long lists and objects a line each.
-
-    The standard library indents in pure Python, the costliest step of the page; for
-    Flask's own JSON provider and JSON's own types, `_indented` writes the same text
-    at twice the speed, with the C encoder for every scalar. Any other case (a type only
-    the app's encoder knows, a provider of the app's own) is `_json_dumps`'s.
-    """
-    provider = getattr(_current_app._get_current_object(), "json", None)
-    try:
-        if type(provider) is not DefaultJSONProvider and not _is_big(data):
-            return _json_dumps(data, indent=4)
-        if type(provider) is DefaultJSONProvider:
-            with contextlib.suppress(_BigBody):  # found on the way, where it is: no search
-                return _indented(data, "\n", provider.sort_keys)
-        encode = _compact_encoder(provider)
-        return _indented(data, "\n", _sorts_keys(encode), encode)
-    except (TypeError, ValueError, RecursionError):
-        return _json_dumps(data, indent=4)
-
-
-def _is_big(data: Any) -> bool:
-    """True if the data has a list or object of more than `_BIG_CONTAINER` items."""
-    pending = [data]
-    while pending:
-        value = pending.pop()
-        if isinstance(value, dict):
-            value = value.values()
-        elif not isinstance(value, (list, tuple)):
-            continue
-        if len(value) > _BIG_CONTAINER:
-            return True
-        pending.extend(value)
-    return False
-
-
-def _compact_encoder(provider: Any) -> Any:
-    """A function writing compact JSON as `_json_dumps` does, fast to call once per item."""
-    if type(provider) is DefaultJSONProvider:
-        try:
-            return _item_encoder(provider.default, provider.sort_keys)
-        except TypeError:  # an unhashable default: no cached encoder
-            pass
-    return _json_dumps
-
-
-@functools.lru_cache(maxsize=64)
-def _item_encoder(default: Any, sort_keys: bool) -> Any:
-    """`_json_encoder`'s encoding, called straight: ``JSONEncoder.encode`` makes a new C
-    encoder on every call, which for each item of a big list costs as much again as
-    encoding it. (No ``markers``, so that threads may share it: a cycle is a RecursionError.)"""
-    if c_make_encoder is None:  # a Python without the C speedups
-        return _json_encoder(default, sort_keys, None).encode
-    encoder = c_make_encoder(None, default, encode_basestring, None, ": ", ", ", sort_keys,
-                             False, True)
-    return lambda value: "".join(encoder(value, 0))
-
-
-def _sorts_keys(encode: Any) -> bool:
-    """Whether the app's JSON sorts keys (``sort_keys``, ``JSON_SORT_KEYS``), asked of it."""
-    return encode({"b": 0, "a": 0})[2] == "a"
-
-
-_scalar_json = json.JSONEncoder(ensure_ascii=False).encode  # a TypeError for other types
-
-
-def _indented(value: Any, newline: str, sort_keys: bool, encode: Any = None) -> str:
-    """``json.dumps(value, indent=4)``'s text, or `_BigBody` for a big one. Given ``encode``
-    (a big body), each item of a list or object of more than `_ITEMS_A_LINE` items is a line
-    written by it."""
-    inner = newline + "    "
-    if isinstance(value, (dict, list, tuple)) and encode is None and len(value) > _BIG_CONTAINER:
-        raise _BigBody()
-    if isinstance(value, dict) and value:
-        keys = sorted(value) if sort_keys else list(value)
-        if any(type(key) is not str for key in keys):
-            raise TypeError("non-string keys: the standard library's rules apply")
-        if encode is not None and len(keys) > _ITEMS_A_LINE:
-            return "{" + inner + ("," + inner).join([
-                _scalar_json(key) + ": " + encode(value[key]) for key in keys]) + newline + "}"
-        return "{" + ",".join(inner + _scalar_json(key) + ": " + _indented(
-            value[key], inner, sort_keys, encode) for key in keys) + newline + "}"
-    if isinstance(value, (list, tuple)) and value:
-        if encode is not None and len(value) > _ITEMS_A_LINE:
-            return "[" + inner + ("," + inner).join(map(encode, value)) + newline + "]"
-        return "[" + ",".join(inner + _indented(item, inner, sort_keys, encode)
-                              for item in value) + newline + "]"
-    if encode is not None:
-        return cast(str, encode(value))
-    if isinstance(value, (dict, list, tuple, str, int, float)) or value is None:
-        return _scalar_json(value)  # also {} and []
-    raise TypeError("not one of JSON's types")
-
-
-@functools.lru_cache(maxsize=None)
-def _page() -> Any:
-    """The built-in page, compiled once, in an environment of its own: Flask's template
-    globals, which Jinja copies into the context of every render, would cost the page
-    about 4% and it uses none. (A subclass's ``template`` is the app's, with them.)"""
-    environment = jinja2.Environment(autoescape=True)
-    environment.globals.clear()
-    return environment.from_string(_PAGE)
-
-
-def _compiled(app: Flask, source: str) -> Any:
-    cache = app.extensions.setdefault("flask_api_templates", {})
-    if source not in cache:
-        cache[source] = app.jinja_env.from_string(source)
-    return cache[source]
-
-
-# What the page may load and run: its own inline script and style (by hash), requests
-# to this site; no plugin, no frame of it on another site, no <base> to redirect its links.
-_CSP = ("default-src 'none'{}; connect-src 'self'; img-src 'self' data:; form-action 'self'; "
-        "base-uri 'none'; frame-ancestors 'self'")
-_INLINE_RE = re.compile(r"<(script|style)>(.*?)</\1>", re.DOTALL)
-_NO_PAGE_HEADERS = (("X-Frame-Options", "SAMEORIGIN"), ("Content-Security-Policy", _CSP.format("")))
-
-
-def _page_headers(html: str) -> Tuple[Tuple[str, str], ...]:
-    """The page's security headers, with the sha256 of each inline script and style."""
-    hashes = {"script": [], "style": []}  # type: Dict[str, List[str]]
-    for tag, text in _INLINE_RE.findall(html):
-        digest = base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest())
-        hashes[tag].append("'sha256-{}'".format(digest.decode("ascii")))
-    sources = "".join("; {}-src {}".format(tag, " ".join(found))
-                      for tag, found in sorted(hashes.items()) if found)
-    return (("X-Frame-Options", "SAMEORIGIN"), ("Content-Security-Policy", _CSP.format(sources)))
-
-
-def _csrf_token() -> str:
-    """The session's token when Flask-WTF's CSRFProtect guards the app: the page's
-    requests carry it, so writes from the page pass the check."""
-    from flask_wtf.csrf import generate_csrf  # only apps that use Flask-WTF get here
-    return cast(str, generate_csrf())
-
-
-# What a link's path keeps as it is: RFC 3986's path characters. The rest ("\", "%",
-# whitespace, control characters, non-ASCII) is percent-encoded: browsers read "\" as "/"
-# and drop tabs and newlines, so "/\evil.test/" left as it is would be a link to evil.test.
-_PATH_SAFE = "/:@!$&'()*+,;="
-# A path that needs none of that: the common case, which skips quote() (a tenth of the page).
-_PLAIN_PATH = re.compile(r"/(?!/)[\w/:@!$&'()*+,;=.~-]*\Z", re.ASCII)
-_PLAIN_QUERY = re.compile(r"[\w/:@!$&'()*+,;=.~?%-]*\Z", re.ASCII)
-
-
-def _href(path: str, query: Union[str, bytes] = "") -> str:
-    """A link to this site's ``path`` (decoded, as in ``request.path``) and raw ``query``."""
-    if _PLAIN_PATH.match(path) and (not query or (
-            isinstance(query, str) and _PLAIN_QUERY.match(query))):
-        return path + "?" + query if query else path
-    href = quote(path, safe=_PATH_SAFE, errors="replace")
-    if href.startswith("//"):  # "//evil.test/" is a link to another host
-        href = "/%2F" + href[2:]
-    if query:
-        href += "?" + quote(query, safe=_PATH_SAFE + "?%")
-    return href
-
-
-def _breadcrumbs(app: Flask, req: Request) -> List[Tuple[str, str]]:
-    """One link per path prefix that routes somewhere, ending with this page."""
-    crumbs = [("Home", _href(req.script_root + "/"))]
-    segments = [segment for segment in req.path.split("/") if segment]
-    adapter = None  # made only if there is a prefix to test
-    for index, segment in enumerate(segments, 1):
-        path = "/" + "/".join(segments[:index]) + "/"
-        if index == len(segments):
-            path = req.path
-        else:
-            adapter = adapter or _url_adapter(app, req)
-            if adapter is None or not _routes(adapter, path):
-                continue
-        crumbs.append((segment, _href(req.script_root + path)))
-    return crumbs
-
-
-def _shown_headers(allowed: Iterable[str], headers: Any) -> List[Tuple[str, str]]:
-    """The headers an API client gets with this response; the response's own win."""
-    items = headers.items() if isinstance(headers, dict) else headers or []
-    given = [(str(name), str(value)) for name, value in items]
-    names = {name.lower() for name, _ in given}
-    if names & _URL_HEADERS:  # their URLs are links, as the body's are
-        given = [(name, _linked_header(name, value)) for name, value in given]
-    shown = [("Content-Type", "application/json"), ("Vary", "Accept")]
-    if allowed:
-        shown.insert(0, ("Allow", ", ".join(sorted(allowed))))
-    return [(name, value) for name, value in shown if name.lower() not in names] + given
-
-
-_URL_HEADERS = frozenset(["location", "content-location", "link"])
-# A link target the page may link: http(s), or a reference without a scheme
-# ("javascript:" has one); no space, control character, quote or "\".
-_SAFE_TARGET = re.compile(r'(?:https?://|(?![A-Za-z][\w+.-]*:))[^\x00-\x20\x7f"<>\\]*\Z')
-_LINK_TARGET_RE = re.compile(r"<([^<>]*)>")  # RFC 8288: <target>; rel="next", ...
-_LINK_VALUE_RE = re.compile(r'<([^<>]*)>((?:[^,"<]|"[^"]*")*)')
-_REL_RE = re.compile(r';\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,"]+))', re.IGNORECASE)
-_REL_ORDER = {"first": 0, "prev": 1, "previous": 1, "next": 2, "last": 3}
-
-
-def _linked_header(name: str, value: str) -> str:
-    """A Location, Content-Location or Link header's value with its URLs as links."""
-    link = Markup('<a href="{0}">{0}</a>')
-    if name.lower() != "link":
-        return link.format(value) if _SAFE_TARGET.match(value) else value
-    parts = _LINK_TARGET_RE.split(value)  # text, target, text, target, ..., text
-    return Markup("").join(
-        Markup("&lt;{}&gt;").format(link.format(part) if _SAFE_TARGET.match(part) else part)
-        if index % 2 else part for index, part in enumerate(parts))
-
-
-def _relations(headers: Any) -> List[Tuple[str, str]]:
-    """(rel, target) for each relation in the response's Link headers: first, prev,
-    next and last in that order, then the others as given."""
-    items = headers.items() if isinstance(headers, dict) else headers
-    found = []
-    for name, value in items:
-        if str(name).lower() != "link":
-            continue
-        for target, params in _LINK_VALUE_RE.findall(str(value)):
-            rel = _REL_RE.search(params)
-            if rel and _SAFE_TARGET.match(target):
-                found += [(word, target) for word in (rel.group(1) or rel.group(2)).split()]
-    return sorted(found, key=lambda relation: _REL_ORDER.get(relation[0].lower(), 4))
-
-
-def _format_url(app: Flask, req: Request, url_format: str) -> Optional[str]:
-    """This URL with ``?format=`` set, other query arguments kept; None if turned off."""
-    override = app.config.get("URL_FORMAT_OVERRIDE", "format")
-    if not override:
-        return None
-    if not req.query_string:  # the common case: the query is the format alone
-        return _href(req.script_root + req.path, _format_query(override, url_format))
-    args = [(k, v) for k, v in req.args.items(multi=True) if k != override]
-    return _href(req.script_root + req.path, urlencode(args + [(override, url_format)]))
-
-
-@functools.lru_cache(maxsize=16)
-def _format_query(override: str, url_format: str) -> str:
-    return urlencode([(override, url_format)])
-
-
-def _url_adapter(app: Flask, req: Request) -> Any:
-    try:
-        return app.create_url_adapter(req)
-    except HTTPException:  # Flask 3.1 rejects an untrusted Host here as well
-        return None
-
-
-def _allowed_methods(app: Flask, req: Request) -> List[str]:
-    """The methods of the routes with this request's URL pattern, found once per pattern.
-
-    What the URL adapter's ``allowed_methods()`` says unless two different patterns
-    match one URL; it needs no adapter (a route match) per page.
-    """
-    rule = req.url_rule
-    if rule is None:  # routing failed; for a 405, werkzeug names the methods allowed
-        return sorted(getattr(req.routing_exception, "valid_methods", None) or ())
-    key = (rule.rule, rule.host, rule.subdomain)
-    cache = app.extensions.setdefault("flask_api_allowed", {})
-    if key not in cache:
-        cache[key] = sorted({method for other in app.url_map.iter_rules()
-                             if (other.rule, other.host, other.subdomain) == key
-                             for method in other.methods or ()})
-    return cache[key]
-
-
-def _routes(adapter: Any, path: str) -> bool:
-    try:
-        return bool(adapter.test(path, "GET"))
-    except HTTPException:  # a redirect-to-slash is a route too, but not this one
-        return False
-
-
-class _LinkParts:
-    """The body as (part, is_url) pairs, for templates that link the URLs themselves;
-    split only if a template iterates it (the built-in page uses ``body_html``)."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def __iter__(self) -> Iterator[Tuple[str, bool]]:
-        return zip(_URL_RE.split(self.text), itertools.cycle((False, True)))
-
-
-def _escape_text(text: str) -> str:
-    """Text for an element's content, where only "&", "<" and ">" need escaping: markupsafe
-    escapes quotes too, for attributes, and made a JSON body's page half again as big."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _linked_body(text: str) -> Markup:
-    """The body as HTML for the page's ``<pre>``, its URLs as links: the text escaped, then
-    each (escaped) URL wrapped in a link, by C-level calls only (no Python per URL)."""
-    parts = _ESCAPED_URL_RE.split(_escape_text(text))  # text, URL, text, URL, ..., text
-    parts[1::2] = map('<a href="{0}">{0}</a>'.format, parts[1::2])
-    return Markup(_in_blocks("".join(parts)))
-
-
-def _in_blocks(html: str) -> str:
-    """HTML text of more than `_BLOCK` characters, cut at line ends into blocks, each laid
-    out by the browser only when it scrolls into view (``content-visibility: auto``): with
-    JavaScript off, a page of 100,000 items then shows in 1 s, not 26 s (Chromium's own view
-    of the JSON: 4 to 6 s). The text itself is the same."""
-    if len(html) <= _BLOCK:
-        return html
-    blocks, start = ['<span class="chunk">'], 0
-    while start < len(html):
-        end = html.find("\n", start + _BLOCK) + 1 or len(html)
-        blocks += [html[start:end], '</span><span class="chunk">']
-        start = end
-    blocks[-1] = "</span>"
-    return "".join(blocks)
-
-
-_BLOCK = 65536  # characters of the body in one block of the page (`_in_blocks`)
 
 
 # ---------------------------------------------------------------------------
@@ -1428,6 +968,522 @@ def _is_data(content: Any) -> bool:
 
 def _status_code(status: Any) -> int:
     return status if isinstance(status, int) else int(str(status).split()[0])
+
+
+# ---------------------------------------------------------------------------
+# The app's routes: one description, read by the route index, the page and the OpenAPI document
+# ---------------------------------------------------------------------------
+
+class _Route(typing.NamedTuple):
+    """What one URL rule of the app offers, read once for the route index and the document."""
+
+    rule: Any  # werkzeug's Rule
+    view: Any  # the view function, or its MethodView (or Resource) class
+    methods: Tuple[str, ...]  # HEAD and OPTIONS only where the view names them
+    views: Dict[str, Any]  # method: the function that answers it (a MethodView's method)
+    doc: str  # the view's docstring up to a line ``---``
+    parsers: Dict[str, Tuple[BaseParser, ...]]  # method: the parsers in force
+    renderers: Dict[str, Tuple[BaseRenderer, ...]]  # method: the renderers in force
+
+
+def _described_routes(app: Flask) -> List[_Route]:
+    """The app's routes but static files', sorted by rule; built again when routes change."""
+    key = (len(app.view_functions), sum(1 for _ in app.url_map.iter_rules()))
+    cached = app.extensions.get("flask_api_routes")
+    if cached is None or cached[0] != key:
+        rules = sorted(app.url_map.iter_rules(), key=lambda rule: rule.rule)
+        cached = app.extensions["flask_api_routes"] = (key, [
+            _describe(app, rule) for rule in rules
+            if rule.endpoint != "static" and not rule.endpoint.endswith(".static")])
+    return cached[1]
+
+
+def _describe(app: Flask, rule: Any) -> _Route:
+    view = app.view_functions.get(rule.endpoint)
+    view_class = getattr(view, "view_class", None)
+    methods = tuple(sorted(method for method in rule.methods or () if (
+        method not in ("HEAD", "OPTIONS") or hasattr(view_class, method.lower())
+        or (method == "OPTIONS" and getattr(rule, "provide_automatic_options", True) is False))))
+    views = {method: getattr(view_class, method.lower(), None) or view for method in methods}
+    return _Route(rule, view_class or view, methods, views, _view_doc(view_class or view),
+                  {method: _in_force(app, view, method, "parser_classes") for method in methods},
+                  {method: _in_force(app, view, method, "renderer_classes") for method in methods})
+
+
+def _in_force(app: Flask, view: Any, method: str, attribute: str) -> Tuple[Any, ...]:
+    """The parsers or renderers a request would get, as `APIRequest` chooses them. An app
+    that is not a FlaskAPI is assumed to read JSON, and renders what `BrowsableAPI` does."""
+    if not isinstance(app, FlaskAPI):
+        if attribute == "parser_classes":
+            return _resolve((JSONParser,), "parsers")
+        return _resolve(tuple(BrowsableAPI.renderer_classes), "renderer_classes")
+    classes = _view_classes(view, method, attribute)
+    setting = "DEFAULT_PARSERS" if attribute == "parser_classes" else "DEFAULT_RENDERERS"
+    return _resolve(_as_tuple(classes or app.config[setting]), setting)
+
+
+def _allowed_methods(app: Flask, req: Request) -> List[str]:
+    """The methods of the routes with this request's URL pattern, found once per pattern.
+
+    What the URL adapter's ``allowed_methods()`` says unless two different patterns
+    match one URL; it needs no adapter (a route match) per page.
+    """
+    rule = req.url_rule
+    if rule is None:  # routing failed; for a 405, werkzeug names the methods allowed
+        return sorted(getattr(req.routing_exception, "valid_methods", None) or ())
+    key = (rule.rule, rule.host, rule.subdomain)
+    cache = app.extensions.setdefault("flask_api_allowed", {})
+    if key not in cache:
+        cache[key] = sorted({method for other in app.url_map.iter_rules()
+                             if (other.rule, other.host, other.subdomain) == key
+                             for method in other.methods or ()})
+    return cache[key]
+
+
+def _view_for(app: Flask, req: Request) -> Any:
+    """The view function (or its ``MethodView`` class) that handles this request; for a
+    method the URL does not allow (a GET of a POST-only login), the one for those it does."""
+    endpoint = req.endpoint
+    if endpoint is None and isinstance(req.routing_exception, _MethodNotAllowed):
+        with contextlib.suppress(HTTPException, AttributeError, IndexError):  # no adapter...
+            endpoint = _url_adapter(app, req).match(method=_allowed_methods(app, req)[0])[0]
+    view = app.view_functions.get(endpoint or "")
+    return getattr(view, "view_class", view)
+
+
+def _view_name(view: Any) -> str:
+    """``NoteDetailView`` or ``note_detail`` becomes ``Note Detail``."""
+    return _title(getattr(view, "__name__", ""))
+
+
+@functools.lru_cache(maxsize=256)
+def _title(name: str) -> str:
+    name = re.sub(r"(?<=.)View$", "", name)
+    words = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name).replace("_", " ").split()
+    return " ".join(word[:1].upper() + word[1:] for word in words)
+
+
+def _view_doc(view: Any) -> str:
+    """The view's own docstring (``inspect.getdoc`` would inherit ``MethodView``'s)."""
+    doc = getattr(view, "__doc__", None) if view else None
+    return _description(doc) if doc else ""
+
+
+@functools.lru_cache(maxsize=256)  # docstrings: a few per app
+def _description(doc: str) -> str:
+    """A docstring up to a line ``---``, after which flasgger and flask-smorest keep YAML."""
+    return re.split(r"^---[ \t]*$", inspect.cleandoc(doc), maxsplit=1, flags=re.M)[0].rstrip()
+
+
+def _url_adapter(app: Flask, req: Request) -> Any:
+    try:
+        return app.create_url_adapter(req)
+    except HTTPException:  # Flask 3.1 rejects an untrusted Host here as well
+        return None
+
+
+def _routes(adapter: Any, path: str) -> bool:
+    try:
+        return bool(adapter.test(path, "GET"))
+    except HTTPException:  # a redirect-to-slash is a route too, but not this one
+        return False
+
+
+# ---------------------------------------------------------------------------
+# The browsable page: (request, response, data) in, the page's context and response out
+# ---------------------------------------------------------------------------
+
+class BrowsableAPIRenderer(BaseRenderer):
+    """The HTML page a browser gets: the response, with forms to send more requests.
+
+    Replace the page with the ``template`` attribute of a subclass (a template
+    string), or name a template of the app in config ``BROWSABLE_API_TEMPLATE``;
+    either may ``{% extends base %}`` and override its blocks. The page's inline
+    ``<script>`` and ``<style>`` must be the same on every render: the
+    Content-Security-Policy allows them by hash, computed on a template's first render.
+    """
+
+    media_type = "text/html"
+    format = "api"
+    template = None  # type: Optional[str]
+
+    @property
+    def response_headers(self) -> Sequence[Tuple[str, str]]:  # type: ignore[override]
+        """No framing by other sites (clickjacking), and a CSP allowing only this page."""
+        return getattr(self.get_template(), "_flask_api_headers", _NO_PAGE_HEADERS)
+
+    def render(self, data: Any, media_type: MediaType, **options: Any) -> str:
+        status = options.get("status_code") or HTTP_200_OK
+        return self.render_context(self.get_context(data, status, options.get("headers")))
+
+    def render_context(self, context: Dict[str, Any]) -> str:
+        """The page for a `get_context` (which a caller may have changed); the template's
+        first render also gives its CSP the hashes of its inline script and style."""
+        template = self.get_template()
+        html = template.render(context)
+        if not hasattr(template, "_flask_api_headers"):
+            template._flask_api_headers = _page_headers(html)
+        return html
+
+    def get_template(self) -> Any:
+        """The compiled page, made once per app; a template named in config wins."""
+        app = _current_app._get_current_object()
+        name = app.config.get("BROWSABLE_API_TEMPLATE")
+        if name:
+            return app.jinja_env.get_template(name)
+        return _compiled(app, self.template) if self.template else _page()
+
+    def get_context(self, data: Any, status: int, headers: Any) -> Dict[str, Any]:
+        """Everything the page shows, computed here so the template stays logic-free."""
+        app, req = _current_app._get_current_object(), _request._get_current_object()
+        view = _view_for(app, req)
+        allowed = _allowed_methods(app, req)
+        body = _page_json(data)
+        doc = _view_doc(view)
+        return {
+            "base": _page(),
+            "branding": app.config.get("BROWSABLE_API_BRANDING", "Flask API"),
+            "title": _view_name(view) or HTTP_STATUS_CODES.get(status, "Error"),
+            "description": doc,
+            "description_html": _markdown(doc),
+            "root_url": _href(req.script_root + "/"),
+            "breadcrumbs": _breadcrumbs(app, req),
+            "method": "GET" if req.method == "HEAD" else req.method,  # HEAD: GET's headers
+            "path": _href(req.script_root + req.path, req.query_string),
+            "status_line": "{} {}".format(status, HTTP_STATUS_CODES.get(status, "")),
+            "status_ok": is_success(status),
+            "headers": _shown_headers(allowed, headers),
+            "links": _relations(headers) if headers else [],
+            "body": _LinkParts(body),
+            "body_html": _linked_body(body),
+            "allowed": allowed,
+            "content": body if isinstance(data, dict) and req.method == "GET"
+            and is_success(status) and len(body) <= _RAW_CONTENT else "",
+            "json_url": _format_url(app, req, "json"),
+            "csrf_token": _csrf_token() if "csrf" in app.extensions else None,
+        }
+
+
+#: A body with a list or object of more items than this is big: on its page each item of
+#: a list or object of more than `_ITEMS_A_LINE` items is one compact line (see `_indented`).
+#: Indenting every value made a 20,000-item list's page 7x the JSON's time and 3x its bytes,
+#: and no easier to read.
+_BIG_CONTAINER = 1000
+_ITEMS_A_LINE = 100
+#: The raw form's box is filled with a dict body up to this many characters: a bigger one
+#: would double the page (the form tab takes its fields from the body itself).
+_RAW_CONTENT = 65536
+
+
+class _BigBody(Exception):
+    """`_indented` met a list or object of more than `_BIG_CONTAINER` items."""
+
+
+def _page_json(data: Any) -> str:
+    """The data as the page shows it: as ``app.json.dumps(data, indent=4)`` writes it, or
+    for a big body, with the items of its long lists and objects a line each.
+
+    The standard library indents in pure Python, the costliest step of the page; for
+    Flask's own JSON provider and JSON's own types, `_indented` writes the same text
+    at twice the speed, with the C encoder for every scalar. Any other case (a type only
+    the app's encoder knows, a provider of the app's own) is `_json_dumps`'s.
+    """
+    provider = getattr(_current_app._get_current_object(), "json", None)
+    try:
+        if type(provider) is not DefaultJSONProvider and not _is_big(data):
+            return _json_dumps(data, indent=4)
+        if type(provider) is DefaultJSONProvider:
+            with contextlib.suppress(_BigBody):  # found on the way, where it is: no search
+                return _indented(data, "\n", provider.sort_keys)
+        encode = _compact_encoder(provider)
+        return _indented(data, "\n", _sorts_keys(encode), encode)
+    except (TypeError, ValueError, RecursionError):
+        return _json_dumps(data, indent=4)
+
+
+def _is_big(data: Any) -> bool:
+    """True if the data has a list or object of more than `_BIG_CONTAINER` items."""
+    pending = [data]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, dict):
+            value = value.values()
+        elif not isinstance(value, (list, tuple)):
+            continue
+        if len(value) > _BIG_CONTAINER:
+            return True
+        pending.extend(value)
+    return False
+
+
+def _compact_encoder(provider: Any) -> Any:
+    """A function writing compact JSON as `_json_dumps` does, fast to call once per item."""
+    if type(provider) is DefaultJSONProvider:
+        try:
+            return _item_encoder(provider.default, provider.sort_keys)
+        except TypeError:  # an unhashable default: no cached encoder
+            pass
+    return _json_dumps
+
+
+@functools.lru_cache(maxsize=64)
+def _item_encoder(default: Any, sort_keys: bool) -> Any:
+    """`_json_encoder`'s encoding, called straight: ``JSONEncoder.encode`` makes a new C
+    encoder on every call, which for each item of a big list costs as much again as
+    encoding it. (No ``markers``, so that threads may share it: a cycle is a RecursionError.)"""
+    if c_make_encoder is None:  # a Python without the C speedups
+        return _json_encoder(default, sort_keys, None).encode
+    encoder = c_make_encoder(None, default, encode_basestring, None, ": ", ", ", sort_keys,
+                             False, True)
+    return lambda value: "".join(encoder(value, 0))
+
+
+def _sorts_keys(encode: Any) -> bool:
+    """Whether the app's JSON sorts keys (``sort_keys``, ``JSON_SORT_KEYS``), asked of it."""
+    return encode({"b": 0, "a": 0})[2] == "a"
+
+
+_scalar_json = json.JSONEncoder(ensure_ascii=False).encode  # a TypeError for other types
+
+
+def _indented(value: Any, newline: str, sort_keys: bool, encode: Any = None) -> str:
+    """``json.dumps(value, indent=4)``'s text, or `_BigBody` for a big one. Given ``encode``
+    (a big body), each item of a list or object of more than `_ITEMS_A_LINE` items is a line
+    written by it."""
+    inner = newline + "    "
+    if isinstance(value, (dict, list, tuple)) and encode is None and len(value) > _BIG_CONTAINER:
+        raise _BigBody()
+    if isinstance(value, dict) and value:
+        keys = sorted(value) if sort_keys else list(value)
+        if any(type(key) is not str for key in keys):
+            raise TypeError("non-string keys: the standard library's rules apply")
+        if encode is not None and len(keys) > _ITEMS_A_LINE:
+            return "{" + inner + ("," + inner).join([
+                _scalar_json(key) + ": " + encode(value[key]) for key in keys]) + newline + "}"
+        return "{" + ",".join(inner + _scalar_json(key) + ": " + _indented(
+            value[key], inner, sort_keys, encode) for key in keys) + newline + "}"
+    if isinstance(value, (list, tuple)) and value:
+        if encode is not None and len(value) > _ITEMS_A_LINE:
+            return "[" + inner + ("," + inner).join(map(encode, value)) + newline + "]"
+        return "[" + ",".join(inner + _indented(item, inner, sort_keys, encode)
+                              for item in value) + newline + "]"
+    if encode is not None:
+        return cast(str, encode(value))
+    if isinstance(value, (dict, list, tuple, str, int, float)) or value is None:
+        return _scalar_json(value)  # also {} and []
+    raise TypeError("not one of JSON's types")
+
+
+class _LinkParts:
+    """The body as (part, is_url) pairs, for templates that link the URLs themselves;
+    split only if a template iterates it (the built-in page uses ``body_html``)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __iter__(self) -> Iterator[Tuple[str, bool]]:
+        return zip(_URL_RE.split(self.text), itertools.cycle((False, True)))
+
+
+def _escape_text(text: str) -> str:
+    """Text for an element's content, where only "&", "<" and ">" need escaping: markupsafe
+    escapes quotes too, for attributes, and made a JSON body's page half again as big."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _url_pattern(char: str, special: str) -> "re.Pattern[str]":
+    """URLs in text: a run of ``char``s, ``special`` sequences and balanced parentheses
+    (``/wiki/A_(b)``), that does not end in the punctuation of a sentence around it
+    ("see 'http://x/a')." links http://x/a). Unrolled so that runs are matched in C."""
+    paren = r"\(" + char + r"*\)"
+    part = "(?:" + special + "|" + paren + ")" if special else paren
+    return re.compile(r"(https?://{0}*(?:{1}{0}*)*(?<![.,;:!?'\]]))".format(char, part))
+
+
+# A URL ends before a space, '"', "<", ">", "\\" or an unbalanced parenthesis.
+_URL_RE = _url_pattern(r'[^\s"<>\\()]', "")
+# The same URLs in the page's escaped text, where "&" is "&amp;" (`_escape_text`).
+_ESCAPED_URL_RE = _url_pattern(r'[^\s"<>\\&()]', "&amp;")
+
+
+def _linked_body(text: str) -> Markup:
+    """The body as HTML for the page's ``<pre>``, its URLs as links: the text escaped, then
+    each (escaped) URL wrapped in a link, by C-level calls only (no Python per URL)."""
+    parts = _ESCAPED_URL_RE.split(_escape_text(text))  # text, URL, text, URL, ..., text
+    parts[1::2] = map('<a href="{0}">{0}</a>'.format, parts[1::2])
+    return Markup(_in_blocks("".join(parts)))
+
+
+def _in_blocks(html: str) -> str:
+    """HTML text of more than `_BLOCK` characters, cut at line ends into blocks, each laid
+    out by the browser only when it scrolls into view (``content-visibility: auto``): with
+    JavaScript off, a page of 100,000 items then shows in 1 s, not 26 s (Chromium's own view
+    of the JSON: 4 to 6 s). The text itself is the same."""
+    if len(html) <= _BLOCK:
+        return html
+    blocks, start = ['<span class="chunk">'], 0
+    while start < len(html):
+        end = html.find("\n", start + _BLOCK) + 1 or len(html)
+        blocks += [html[start:end], '</span><span class="chunk">']
+        start = end
+    blocks[-1] = "</span>"
+    return "".join(blocks)
+
+
+_BLOCK = 65536  # characters of the body in one block of the page (`_in_blocks`)
+
+
+@functools.lru_cache(maxsize=256)
+def _markdown(text: str) -> Optional[Markup]:
+    """The docstring as HTML when Markdown is installed; it is the developer's own text."""
+    return Markup(_markdown_lib.markdown(text)) if _markdown_lib and text else None
+
+
+# What a link's path keeps as it is: RFC 3986's path characters. The rest ("\", "%",
+# whitespace, control characters, non-ASCII) is percent-encoded: browsers read "\" as "/"
+# and drop tabs and newlines, so "/\evil.test/" left as it is would be a link to evil.test.
+_PATH_SAFE = "/:@!$&'()*+,;="
+# A path that needs none of that: the common case, which skips quote() (a tenth of the page).
+_PLAIN_PATH = re.compile(r"/(?!/)[\w/:@!$&'()*+,;=.~-]*\Z", re.ASCII)
+_PLAIN_QUERY = re.compile(r"[\w/:@!$&'()*+,;=.~?%-]*\Z", re.ASCII)
+
+
+def _href(path: str, query: Union[str, bytes] = "") -> str:
+    """A link to this site's ``path`` (decoded, as in ``request.path``) and raw ``query``."""
+    if _PLAIN_PATH.match(path) and (not query or (
+            isinstance(query, str) and _PLAIN_QUERY.match(query))):
+        return path + "?" + query if query else path
+    href = quote(path, safe=_PATH_SAFE, errors="replace")
+    if href.startswith("//"):  # "//evil.test/" is a link to another host
+        href = "/%2F" + href[2:]
+    if query:
+        href += "?" + quote(query, safe=_PATH_SAFE + "?%")
+    return href
+
+
+def _breadcrumbs(app: Flask, req: Request) -> List[Tuple[str, str]]:
+    """One link per path prefix that routes somewhere, ending with this page."""
+    crumbs = [("Home", _href(req.script_root + "/"))]
+    segments = [segment for segment in req.path.split("/") if segment]
+    adapter = None  # made only if there is a prefix to test
+    for index, segment in enumerate(segments, 1):
+        path = "/" + "/".join(segments[:index]) + "/"
+        if index == len(segments):
+            path = req.path
+        else:
+            adapter = adapter or _url_adapter(app, req)
+            if adapter is None or not _routes(adapter, path):
+                continue
+        crumbs.append((segment, _href(req.script_root + path)))
+    return crumbs
+
+
+def _format_url(app: Flask, req: Request, url_format: str) -> Optional[str]:
+    """This URL with ``?format=`` set, other query arguments kept; None if turned off."""
+    override = app.config.get("URL_FORMAT_OVERRIDE", "format")
+    if not override:
+        return None
+    if not req.query_string:  # the common case: the query is the format alone
+        return _href(req.script_root + req.path, _format_query(override, url_format))
+    args = [(k, v) for k, v in req.args.items(multi=True) if k != override]
+    return _href(req.script_root + req.path, urlencode(args + [(override, url_format)]))
+
+
+@functools.lru_cache(maxsize=16)
+def _format_query(override: str, url_format: str) -> str:
+    return urlencode([(override, url_format)])
+
+
+def _shown_headers(allowed: Iterable[str], headers: Any) -> List[Tuple[str, str]]:
+    """The headers an API client gets with this response; the response's own win."""
+    items = headers.items() if isinstance(headers, dict) else headers or []
+    given = [(str(name), str(value)) for name, value in items]
+    names = {name.lower() for name, _ in given}
+    if names & _URL_HEADERS:  # their URLs are links, as the body's are
+        given = [(name, _linked_header(name, value)) for name, value in given]
+    shown = [("Content-Type", "application/json"), ("Vary", "Accept")]
+    if allowed:
+        shown.insert(0, ("Allow", ", ".join(sorted(allowed))))
+    return [(name, value) for name, value in shown if name.lower() not in names] + given
+
+
+_URL_HEADERS = frozenset(["location", "content-location", "link"])
+# A link target the page may link: http(s), or a reference without a scheme
+# ("javascript:" has one); no space, control character, quote or "\".
+_SAFE_TARGET = re.compile(r'(?:https?://|(?![A-Za-z][\w+.-]*:))[^\x00-\x20\x7f"<>\\]*\Z')
+_LINK_TARGET_RE = re.compile(r"<([^<>]*)>")  # RFC 8288: <target>; rel="next", ...
+_LINK_VALUE_RE = re.compile(r'<([^<>]*)>((?:[^,"<]|"[^"]*")*)')
+_REL_RE = re.compile(r';\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,"]+))', re.IGNORECASE)
+_REL_ORDER = {"first": 0, "prev": 1, "previous": 1, "next": 2, "last": 3}
+
+
+def _linked_header(name: str, value: str) -> str:
+    """A Location, Content-Location or Link header's value with its URLs as links."""
+    link = Markup('<a href="{0}">{0}</a>')
+    if name.lower() != "link":
+        return link.format(value) if _SAFE_TARGET.match(value) else value
+    parts = _LINK_TARGET_RE.split(value)  # text, target, text, target, ..., text
+    return Markup("").join(
+        Markup("&lt;{}&gt;").format(link.format(part) if _SAFE_TARGET.match(part) else part)
+        if index % 2 else part for index, part in enumerate(parts))
+
+
+def _relations(headers: Any) -> List[Tuple[str, str]]:
+    """(rel, target) for each relation in the response's Link headers: first, prev,
+    next and last in that order, then the others as given."""
+    items = headers.items() if isinstance(headers, dict) else headers
+    found = []
+    for name, value in items:
+        if str(name).lower() != "link":
+            continue
+        for target, params in _LINK_VALUE_RE.findall(str(value)):
+            rel = _REL_RE.search(params)
+            if rel and _SAFE_TARGET.match(target):
+                found += [(word, target) for word in (rel.group(1) or rel.group(2)).split()]
+    return sorted(found, key=lambda relation: _REL_ORDER.get(relation[0].lower(), 4))
+
+
+@functools.lru_cache(maxsize=None)
+def _page() -> Any:
+    """The built-in page, compiled once, in an environment of its own: Flask's template
+    globals, which Jinja copies into the context of every render, would cost the page
+    about 4% and it uses none. (A subclass's ``template`` is the app's, with them.)"""
+    environment = jinja2.Environment(autoescape=True)
+    environment.globals.clear()
+    return environment.from_string(_PAGE)
+
+
+def _compiled(app: Flask, source: str) -> Any:
+    cache = app.extensions.setdefault("flask_api_templates", {})
+    if source not in cache:
+        cache[source] = app.jinja_env.from_string(source)
+    return cache[source]
+
+
+# What the page may load and run: its own inline script and style (by hash), requests
+# to this site; no plugin, no frame of it on another site, no <base> to redirect its links.
+_CSP = ("default-src 'none'{}; connect-src 'self'; img-src 'self' data:; form-action 'self'; "
+        "base-uri 'none'; frame-ancestors 'self'")
+_INLINE_RE = re.compile(r"<(script|style)>(.*?)</\1>", re.DOTALL)
+_NO_PAGE_HEADERS = (("X-Frame-Options", "SAMEORIGIN"), ("Content-Security-Policy", _CSP.format("")))
+
+
+def _page_headers(html: str) -> Tuple[Tuple[str, str], ...]:
+    """The page's security headers, with the sha256 of each inline script and style."""
+    hashes = {"script": [], "style": []}  # type: Dict[str, List[str]]
+    for tag, text in _INLINE_RE.findall(html):
+        digest = base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest())
+        hashes[tag].append("'sha256-{}'".format(digest.decode("ascii")))
+    sources = "".join("; {}-src {}".format(tag, " ".join(found))
+                      for tag, found in sorted(hashes.items()) if found)
+    return (("X-Frame-Options", "SAMEORIGIN"), ("Content-Security-Policy", _CSP.format(sources)))
+
+
+def _csrf_token() -> str:
+    """The session's token when Flask-WTF's CSRFProtect guards the app: the page's
+    requests carry it, so writes from the page pass the check."""
+    from flask_wtf.csrf import generate_csrf  # only apps that use Flask-WTF get here
+    return cast(str, generate_csrf())
 
 
 # The headers of a JSON response that the page does not show: the page's own, and cookies,
@@ -1946,7 +2002,7 @@ class _BrowsableMiddleware(_Middleware):
 
 
 # ---------------------------------------------------------------------------
-# The app's routes, and the OpenAPI document made from them
+# The OpenAPI document
 # ---------------------------------------------------------------------------
 
 _OPENAPI_ENDPOINT = "flask_api_openapi"
@@ -1964,54 +2020,6 @@ _ERROR_SCHEMA = {"type": "object", "properties": {"detail": {"type": "string"}},
                  "required": ["detail"]}
 # A rule's variable part, ``<int(min=1):key>``: converter, its arguments, the name.
 _RULE_VARIABLE = re.compile(r"<(?:(\w+)(?:\((.*?)\))?:)?(\w+)>")
-
-
-class _Route(typing.NamedTuple):
-    """What one URL rule of the app offers, read once for the route index and the document."""
-
-    rule: Any  # werkzeug's Rule
-    view: Any  # the view function, or its MethodView (or Resource) class
-    methods: Tuple[str, ...]  # HEAD and OPTIONS only where the view names them
-    views: Dict[str, Any]  # method: the function that answers it (a MethodView's method)
-    doc: str  # the view's docstring up to a line ``---``
-    parsers: Dict[str, Tuple[BaseParser, ...]]  # method: the parsers in force
-    renderers: Dict[str, Tuple[BaseRenderer, ...]]  # method: the renderers in force
-
-
-def _described_routes(app: Flask) -> List[_Route]:
-    """The app's routes but static files', sorted by rule; built again when routes change."""
-    key = (len(app.view_functions), sum(1 for _ in app.url_map.iter_rules()))
-    cached = app.extensions.get("flask_api_routes")
-    if cached is None or cached[0] != key:
-        rules = sorted(app.url_map.iter_rules(), key=lambda rule: rule.rule)
-        cached = app.extensions["flask_api_routes"] = (key, [
-            _describe(app, rule) for rule in rules
-            if rule.endpoint != "static" and not rule.endpoint.endswith(".static")])
-    return cached[1]
-
-
-def _describe(app: Flask, rule: Any) -> _Route:
-    view = app.view_functions.get(rule.endpoint)
-    view_class = getattr(view, "view_class", None)
-    methods = tuple(sorted(method for method in rule.methods or () if (
-        method not in ("HEAD", "OPTIONS") or hasattr(view_class, method.lower())
-        or (method == "OPTIONS" and getattr(rule, "provide_automatic_options", True) is False))))
-    views = {method: getattr(view_class, method.lower(), None) or view for method in methods}
-    return _Route(rule, view_class or view, methods, views, _view_doc(view_class or view),
-                  {method: _in_force(app, view, method, "parser_classes") for method in methods},
-                  {method: _in_force(app, view, method, "renderer_classes") for method in methods})
-
-
-def _in_force(app: Flask, view: Any, method: str, attribute: str) -> Tuple[Any, ...]:
-    """The parsers or renderers a request would get, as `APIRequest` chooses them. An app
-    that is not a FlaskAPI is assumed to read JSON, and renders what `BrowsableAPI` does."""
-    if not isinstance(app, FlaskAPI):
-        if attribute == "parser_classes":
-            return _resolve((JSONParser,), "parsers")
-        return _resolve(tuple(BrowsableAPI.renderer_classes), "renderer_classes")
-    classes = _view_classes(view, method, attribute)
-    setting = "DEFAULT_PARSERS" if attribute == "parser_classes" else "DEFAULT_RENDERERS"
-    return _resolve(_as_tuple(classes or app.config[setting]), setting)
 
 
 def openapi_document(app: Flask) -> Dict[str, Any]:
