@@ -953,10 +953,16 @@ class APIResponse(Response):
             kwargs.setdefault("content_type", renderer.content_type)
         super().__init__(body, *args, **kwargs)
         self.headers.set("Vary", "Accept")
-        for name, value in renderer.response_headers:
-            self.headers.set(name, value)
-        if isinstance(renderer, BrowsableAPIRenderer):
-            _show_late_headers(self, kwargs.get("headers"))
+        _add_renderer_headers(self, renderer, kwargs.get("headers"))
+
+
+def _add_renderer_headers(response: Response, renderer: BaseRenderer, given: Any) -> None:
+    """The renderer's ``response_headers`` (the page's CSP), and on the page, the headers
+    added once it is rendered (see `_show_late_headers`); ``given``: the view's own."""
+    for name, value in renderer.response_headers:
+        response.headers.set(name, value)
+    if isinstance(renderer, BrowsableAPIRenderer):
+        _show_late_headers(response, given)
 
 
 def _is_data(content: Any) -> bool:
@@ -975,7 +981,7 @@ def _status_code(status: Any) -> int:
 # ---------------------------------------------------------------------------
 
 class _Route(typing.NamedTuple):
-    """What one URL rule of the app offers, read once for the route index and the document."""
+    """What one URL rule of the app offers."""
 
     rule: Any  # werkzeug's Rule
     view: Any  # the view function, or its MethodView (or Resource) class
@@ -986,16 +992,29 @@ class _Route(typing.NamedTuple):
     renderers: Dict[str, Tuple[BaseRenderer, ...]]  # method: the renderers in force
 
 
-def _described_routes(app: Flask) -> List[_Route]:
-    """The app's routes but static files', sorted by rule; built again when routes change."""
-    key = (len(app.view_functions), sum(1 for _ in app.url_map.iter_rules()))
-    cached = app.extensions.get("flask_api_routes")
-    if cached is None or cached[0] != key:
+class _Routes(typing.NamedTuple):
+    """The app's routes, described once for the route index, the page and the document."""
+
+    size: Tuple[int, int]  # how many views and rules: routes changed if these did
+    routes: List[_Route]  # all but static files', sorted by rule
+    allowed: Dict[Tuple[str, Any, Any], List[str]]  # a URL pattern's methods, as in Allow
+
+
+def _described_routes(app: Flask) -> _Routes:
+    """The description of the app's routes, built again when routes change."""
+    size = (len(app.view_functions), sum(1 for _ in app.url_map.iter_rules()))
+    described = app.extensions.get("flask_api_routes")
+    if described is None or described.size != size:
         rules = sorted(app.url_map.iter_rules(), key=lambda rule: rule.rule)
-        cached = app.extensions["flask_api_routes"] = (key, [
+        allowed = {}  # type: Dict[Tuple[str, Any, Any], Set[str]]
+        for rule in rules:
+            allowed.setdefault((rule.rule, rule.host, rule.subdomain), set()).update(
+                rule.methods or ())
+        described = app.extensions["flask_api_routes"] = _Routes(size, [
             _describe(app, rule) for rule in rules
-            if rule.endpoint != "static" and not rule.endpoint.endswith(".static")])
-    return cached[1]
+            if rule.endpoint != "static" and not rule.endpoint.endswith(".static")],
+            {pattern: sorted(methods) for pattern, methods in allowed.items()})
+    return cast(_Routes, described)
 
 
 def _describe(app: Flask, rule: Any) -> _Route:
@@ -1023,21 +1042,11 @@ def _in_force(app: Flask, view: Any, method: str, attribute: str) -> Tuple[Any, 
 
 
 def _allowed_methods(app: Flask, req: Request) -> List[str]:
-    """The methods of the routes with this request's URL pattern, found once per pattern.
-
-    What the URL adapter's ``allowed_methods()`` says unless two different patterns
-    match one URL; it needs no adapter (a route match) per page.
-    """
+    """The methods of the request's URL pattern, as the ``Allow`` header lists them."""
     rule = req.url_rule
     if rule is None:  # routing failed; for a 405, werkzeug names the methods allowed
         return sorted(getattr(req.routing_exception, "valid_methods", None) or ())
-    key = (rule.rule, rule.host, rule.subdomain)
-    cache = app.extensions.setdefault("flask_api_allowed", {})
-    if key not in cache:
-        cache[key] = sorted({method for other in app.url_map.iter_rules()
-                             if (other.rule, other.host, other.subdomain) == key
-                             for method in other.methods or ()})
-    return cache[key]
+    return _described_routes(app).allowed.get((rule.rule, rule.host, rule.subdomain), [])
 
 
 def _view_for(app: Flask, req: Request) -> Any:
@@ -1518,9 +1527,7 @@ def _json_page(response: Response, renderer: BrowsableAPIRenderer,
     response.set_data(_page_bytes(body))
     response.content_type = renderer.content_type
     response.vary.add("Accept")  # the app's own Vary kept
-    for name, value in renderer.response_headers:
-        response.headers.set(name, value)
-    _show_late_headers(response, headers)
+    _add_renderer_headers(response, renderer, headers)
     return response
 
 
@@ -1591,15 +1598,14 @@ def _index_page(renderer: BrowsableAPIRenderer, media_type: MediaType) -> Respon
     body = renderer.render_context(context)
     response = app.response_class(_page_bytes(body), content_type=renderer.content_type)
     response.headers.add("Vary", "Accept")
-    for name, value in renderer.response_headers:
-        response.headers.set(name, value)
+    _add_renderer_headers(response, renderer, [])
     return response
 
 
 def _route_index(app: Flask, req: Request) -> List[Dict[str, Any]]:
     """Rule, methods and docstring's first line of each route but static files'."""
     index = []
-    for described in _described_routes(app):
+    for described in _described_routes(app).routes:
         rule = described.rule
         route = {"rule": rule.rule, "methods": list(described.methods),
                  "doc": described.doc.partition("\n")[0]}  # type: Dict[str, Any]
@@ -1832,11 +1838,8 @@ class FlaskAPI(Flask):
         renderer, body = _render(data, status, headers, fallback, self)
         response = self.response_class(body, status=status, content_type=renderer.content_type)
         response.headers.add("Vary", "Accept")  # a new response: add, faster than set
-        if renderer.response_headers:
-            for name, value in renderer.response_headers:
-                response.headers.add(name, value)
-            if isinstance(renderer, BrowsableAPIRenderer):
-                _show_late_headers(response, headers)
+        if renderer.response_headers:  # the page's: JSON has none
+            _add_renderer_headers(response, renderer, headers)
         return response
 
     def handle_api_exception(self, exc: APIException) -> Any:
@@ -2027,7 +2030,7 @@ def openapi_document(app: Flask) -> Dict[str, Any]:
     routes = _described_routes(app)
     cached = app.extensions.get("flask_api_openapi")
     if cached is None or cached[0] is not routes:
-        document = _document(app, routes)
+        document = _document(app, routes.routes)
         cached = app.extensions["flask_api_openapi"] = (
             routes, document, json.dumps(document).encode("utf-8"))
     return cast(Dict[str, Any], cached[1])
@@ -2223,7 +2226,7 @@ def set_openapi(fragment: Dict[str, Any]) -> Any:
 def _openapi_document() -> Any:
     """This app's OpenAPI document: JSON for clients, the browsable page for browsers."""
     app, req = _current_app._get_current_object(), _request._get_current_object()
-    for route in _described_routes(app):  # a route of the app's own at this URL wins
+    for route in _described_routes(app).routes:  # a route of the app's own at this URL wins
         if (route.rule.rule == req.url_rule.rule and route.rule.endpoint != _OPENAPI_ENDPOINT
                 and req.method in (route.rule.methods or ())):
             req.url_rule = route.rule
