@@ -1002,7 +1002,7 @@ class _Routes(typing.NamedTuple):
 
 def _described_routes(app: Flask) -> _Routes:
     """The description of the app's routes, built again when routes change."""
-    size = (len(app.view_functions), sum(1 for _ in app.url_map.iter_rules()))
+    size = (len(app.view_functions), len(list(app.url_map.iter_rules())))  # list(): in C
     described = app.extensions.get("flask_api_routes")
     if described is None or described.size != size:
         rules = sorted(app.url_map.iter_rules(), key=lambda rule: rule.rule)
@@ -1046,7 +1046,11 @@ def _allowed_methods(app: Flask, req: Request) -> List[str]:
     rule = req.url_rule
     if rule is None:  # routing failed; for a 405, werkzeug names the methods allowed
         return sorted(getattr(req.routing_exception, "valid_methods", None) or ())
-    return _described_routes(app).allowed.get((rule.rule, rule.host, rule.subdomain), [])
+    pattern = (rule.rule, rule.host, rule.subdomain)
+    described = app.extensions.get("flask_api_routes")
+    if described is None or pattern not in described.allowed:  # not yet, or a new route
+        described = _described_routes(app)
+    return described.allowed.get(pattern, [])
 
 
 def _view_for(app: Flask, req: Request) -> Any:
@@ -1837,9 +1841,12 @@ class FlaskAPI(Flask):
         """A response with ``data`` rendered by the negotiated renderer."""
         renderer, body = _render(data, status, headers, fallback, self)
         response = self.response_class(body, status=status, content_type=renderer.content_type)
-        response.headers.add("Vary", "Accept")  # a new response: add, faster than set
+        response.headers.add("Vary", "Accept")
         if renderer.response_headers:  # the page's: JSON has none
-            _add_renderer_headers(response, renderer, headers)
+            for name, value in renderer.response_headers:
+                response.headers.add(name, value)  # a new response: add, faster than set
+            if isinstance(renderer, BrowsableAPIRenderer):
+                _show_late_headers(response, headers)
         return response
 
     def handle_api_exception(self, exc: APIException) -> Any:
