@@ -41,7 +41,7 @@ import threading
 import types
 import typing
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union, cast
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union, cast
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 import click
@@ -1167,7 +1167,7 @@ class BrowsableAPIRenderer(BaseRenderer):
             "status_ok": is_success(status),
             "headers": _shown_headers(allowed, headers),
             "links": _relations(headers) if headers else [],
-            "body": _LinkParts(body),
+            "body": body,  # the text, for a template of your own
             "body_html": _linked_body(body),
             "allowed": allowed,
             "content": body if isinstance(data, dict) and req.method == "GET"
@@ -1287,42 +1287,24 @@ def _indented(value: Any, newline: str, sort_keys: bool, encode: Any = None) -> 
     raise TypeError("not one of JSON's types")
 
 
-class _LinkParts:
-    """The body as (part, is_url) pairs, for templates that link the URLs themselves;
-    split only if a template iterates it (the built-in page uses ``body_html``)."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def __iter__(self) -> Iterator[Tuple[str, bool]]:
-        return zip(_URL_RE.split(self.text), itertools.cycle((False, True)))
-
-
 def _escape_text(text: str) -> str:
     """Text for an element's content, where only "&", "<" and ">" need escaping: markupsafe
     escapes quotes too, for attributes, and made a JSON body's page half again as big."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _url_pattern(char: str, special: str) -> "re.Pattern[str]":
-    """URLs in text: a run of ``char``s, ``special`` sequences and balanced parentheses
-    (``/wiki/A_(b)``), that does not end in the punctuation of a sentence around it
-    ("see 'http://x/a')." links http://x/a). Unrolled so that runs are matched in C."""
-    paren = r"\(" + char + r"*\)"
-    part = "(?:" + special + "|" + paren + ")" if special else paren
-    return re.compile(r"(https?://{0}*(?:{1}{0}*)*(?<![.,;:!?'\]]))".format(char, part))
-
-
-# A URL ends before a space, '"', "<", ">", "\\" or an unbalanced parenthesis.
-_URL_RE = _url_pattern(r'[^\s"<>\\()]', "")
-# The same URLs in the page's escaped text, where "&" is "&amp;" (`_escape_text`).
-_ESCAPED_URL_RE = _url_pattern(r'[^\s"<>\\&()]', "&amp;")
+# URLs in the page's escaped text (`_escape_text`): a run of characters but space, '"',
+# "<", ">", "\\", "&" and parentheses, with "&amp;" and balanced parentheses (``/wiki/A_(b)``)
+# in it, that does not end in the punctuation of a sentence around it ("see 'http://x/a')."
+# links http://x/a). Unrolled so that runs are matched in C.
+_URL_RE = re.compile(r"(https?://{0}*(?:(?:&amp;|\({0}*\)){0}*)*(?<![.,;:!?'\]]))".format(
+    r'[^\s"<>\\&()]'))
 
 
 def _linked_body(text: str) -> Markup:
     """The body as HTML for the page's ``<pre>``, its URLs as links: the text escaped, then
     each (escaped) URL wrapped in a link, by C-level calls only (no Python per URL)."""
-    parts = _ESCAPED_URL_RE.split(_escape_text(text))  # text, URL, text, URL, ..., text
+    parts = _URL_RE.split(_escape_text(text))  # text, URL, text, URL, ..., text
     parts[1::2] = map('<a href="{0}">{0}</a>'.format, parts[1::2])
     return Markup(_in_blocks("".join(parts)))
 
