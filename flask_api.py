@@ -314,17 +314,6 @@ def _types_match(one: MediaType, other: MediaType) -> bool:
     return "*" in (one.main_type, other.main_type) or one.main_type == other.main_type
 
 
-def parse_accept_header(accept: str) -> List[Set[MediaType]]:
-    """An Accept header as sets of media types, the most specific set first (Flask-API 3.x).
-
-    Quality values do not order the sets; negotiation weighs them itself.
-    """
-    by_precedence = [set(), set(), set(), set()]  # type: List[Set[MediaType]]
-    for media_type in _accepted(accept):
-        by_precedence[3 - media_type.precedence].add(media_type)
-    return [media_types for media_types in by_precedence if media_types]
-
-
 #: Headers are read up to this many characters, so that what they cost to parse is
 #: bounded by size, not only by count.
 _LONGEST_HEADER = 1024
@@ -434,30 +423,6 @@ def _unimplemented(instance: Any, method: str) -> NotImplementedError:
     """The error an abstract method raises, worded as Flask-API 3.x's."""
     return NotImplementedError('`{}()` method must be implemented for class "{}"'.format(
         method, type(instance).__name__))
-
-
-class BaseNegotiation:
-    """Chooses a parser by Content-Type and a renderer by Accept (Flask-API 3.x name)."""
-
-    def select_parser(self, parsers: Sequence[Any], req: Any = None) -> Tuple[Any, MediaType]:
-        raise _unimplemented(self, "select_parser")
-
-    def select_renderer(self, renderers: Sequence[Any], req: Any = None,
-                        app: Any = None) -> Tuple[Any, MediaType]:
-        raise _unimplemented(self, "select_renderer")
-
-
-class DefaultNegotiation(BaseNegotiation):
-    """RFC 9110 negotiation, with ``?format=`` and caches bounded by size."""
-
-    def select_parser(self, parsers: Sequence[Any], req: Any = None) -> Tuple[Any, MediaType]:
-        """The first parser for the request's Content-Type, or `UnsupportedMediaType`."""
-        return _select_parser(tuple(parsers), (req or request).environ)
-
-    def select_renderer(self, renderers: Sequence[Any], req: Any = None,
-                        app: Any = None) -> Tuple[Any, MediaType]:
-        """The renderer for the request's Accept (or ``?format=``), or `NotAcceptable`."""
-        return _select_renderer(tuple(renderers), (req or request).environ, app)
 
 
 def _select_parser(parsers: Tuple[Any, ...], environ: Dict[str, Any]) -> Tuple[Any, MediaType]:
@@ -2242,11 +2207,46 @@ def _add_openapi_route(app: Flask) -> None:
 
 
 # ---------------------------------------------------------------------------
-# Flask-API 3.x compatible sub-modules: flask_api.status, flask_api.exceptions, ...
+# Flask-API 3.x compatibility: names and sub-modules kept only for code written for it
 # ---------------------------------------------------------------------------
 
+def parse_accept_header(accept: str) -> List[Set[MediaType]]:
+    """An Accept header as sets of media types, the most specific set first (Flask-API 3.x).
+
+    Quality values do not order the sets; negotiation weighs them itself.
+    """
+    by_precedence = [set(), set(), set(), set()]  # type: List[Set[MediaType]]
+    for media_type in _accepted(accept):
+        by_precedence[3 - media_type.precedence].add(media_type)
+    return [media_types for media_types in by_precedence if media_types]
+
+
+class BaseNegotiation:
+    """Chooses a parser by Content-Type and a renderer by Accept (Flask-API 3.x name)."""
+
+    def select_parser(self, parsers: Sequence[Any], req: Any = None) -> Tuple[Any, MediaType]:
+        raise _unimplemented(self, "select_parser")
+
+    def select_renderer(self, renderers: Sequence[Any], req: Any = None,
+                        app: Any = None) -> Tuple[Any, MediaType]:
+        raise _unimplemented(self, "select_renderer")
+
+
+class DefaultNegotiation(BaseNegotiation):
+    """3.x's negotiation object, for code that calls it; requests negotiate without it."""
+
+    def select_parser(self, parsers: Sequence[Any], req: Any = None) -> Tuple[Any, MediaType]:
+        """The first parser for the request's Content-Type, or `UnsupportedMediaType`."""
+        return _select_parser(tuple(parsers), (req or request).environ)
+
+    def select_renderer(self, renderers: Sequence[Any], req: Any = None,
+                        app: Any = None) -> Tuple[Any, MediaType]:
+        """The renderer for the request's Accept (or ``?format=``), or `NotAcceptable`."""
+        return _select_renderer(tuple(renderers), (req or request).environ, app)
+
+
 class APISettings:
-    """The configured parser and renderer classes (Flask-API 3.x name)."""
+    """3.x's ``app.api_settings``: the configured parser and renderer classes."""
 
     def __init__(self, user_config: Optional[Dict[str, Any]] = None) -> None:
         self.user_config = user_config or {}
