@@ -1,5 +1,26 @@
 """flask_api: a browsable web API for Flask, in one file.
 
+The file, part by part, each under a banner comment of its name:
+
+    Status codes          HTTP_200_OK and the rest, is_success() and friends
+    Exceptions            APIException, and one class per error: {"detail": ...}
+    Media types and ...   MediaType; Accept and Content-Type negotiation, cached by size
+    Parsers               request bodies by Content-Type: JSON, URL-encoded, multipart
+    Renderers             response bodies by Accept: JSON (through app.json), HTML
+    Request and response  APIRequest (request.data, the negotiation memo), APIResponse
+    The app's routes      one description of the routes, for the index, page and OpenAPI
+    The browsable page    (request, response, data) in, the page's context and response out
+    The application       FlaskAPI, the page's form override, set_parsers/set_renderers
+    Any Flask app         BrowsableAPI(app): the page for any Flask app's JSON
+    The OpenAPI document  /openapi.json, built from the routes' description
+    Flask-API 3.x ...     names and sub-modules kept only for code written for 3.x
+    (the page template)   _PAGE, last: one string with the page's HTML, CSS and script
+
+Where to start: a renderer or parser of your own subclasses BaseRenderer or BaseParser
+and goes in DEFAULT_RENDERERS / DEFAULT_PARSERS or @set_renderers / @set_parsers; what
+the page shows is BrowsableAPIRenderer.get_context; its look is the <style> in _PAGE,
+or a template of yours (``template`` on a subclass, or BROWSABLE_API_TEMPLATE).
+
 Views return lists and dicts; content negotiation renders them as JSON for API
 clients and as a browsable HTML page for people::
 
@@ -566,7 +587,7 @@ class MultiPartParser(_FormParser):
 
 
 # ---------------------------------------------------------------------------
-# Renderers (the browsable page's renderer is in its own section below)
+# Renderers
 # ---------------------------------------------------------------------------
 
 class BaseRenderer:
@@ -942,7 +963,7 @@ def _status_code(status: Any) -> int:
 
 
 # ---------------------------------------------------------------------------
-# The app's routes: one description, read by the route index, the page and the OpenAPI document
+# The app's routes: one description, read by the route index, the page and OpenAPI
 # ---------------------------------------------------------------------------
 
 class _Route(typing.NamedTuple):
@@ -2207,7 +2228,7 @@ def _add_openapi_route(app: Flask) -> None:
 
 
 # ---------------------------------------------------------------------------
-# Flask-API 3.x compatibility: names and sub-modules kept only for code written for it
+# Flask-API 3.x compatibility: names and sub-modules kept only for code written for 3.x
 # ---------------------------------------------------------------------------
 
 def parse_accept_header(accept: str) -> List[Set[MediaType]]:
