@@ -1091,6 +1091,8 @@ def _routes(adapter: Any, path: str) -> bool:
 # ---------------------------------------------------------------------------
 # The browsable page: (request, response, data) in, the page's context and response out
 # ---------------------------------------------------------------------------
+# Called from outside this section only through: BrowsableAPIRenderer (render, get_context),
+# _as_page (a response made by any view, as the page), _show_late_headers and _parent_href.
 
 class BrowsableAPIRenderer(BaseRenderer):
     """The HTML page a browser gets: the response, with forms to send more requests.
@@ -1357,6 +1359,12 @@ def _breadcrumbs(app: Flask, req: Request) -> List[Tuple[str, str]]:
                 continue
         crumbs.append((segment, _href(req.script_root + path)))
     return crumbs
+
+
+def _parent_href(app: Flask, environ: Dict[str, Any]) -> str:
+    """The nearest path prefix that routes somewhere, as the breadcrumbs link it."""
+    crumbs = _breadcrumbs(app, app.request_class(environ))
+    return crumbs[-2][1] if len(crumbs) > 1 else crumbs[0][1]
 
 
 def _format_url(app: Flask, req: Request, url_format: str) -> Optional[str]:
@@ -1654,12 +1662,6 @@ def _without_body(status: str, headers: List[Tuple[str, str]]) -> bool:
     """A 204 or 205, or a 200 of length 0 (``return "", 200``)."""
     return status[:3] in ("204", "205") or status[:3] == "200" and any(
         name.lower() == "content-length" and value.strip() == "0" for name, value in headers)
-
-
-def _parent_href(app: Flask, environ: Dict[str, Any]) -> str:
-    """The nearest path prefix that routes somewhere, as the breadcrumbs link it."""
-    crumbs = _breadcrumbs(app, app.request_class(environ))
-    return crumbs[-2][1] if len(crumbs) > 1 else crumbs[0][1]
 
 
 def _netloc(netloc: str) -> str:
