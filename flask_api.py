@@ -1345,7 +1345,8 @@ def _href(path: str, query: Union[str, bytes] = "") -> str:
 
 
 def _breadcrumbs(app: Flask, req: Request) -> List[Tuple[str, str]]:
-    """One link per path prefix that routes somewhere, ending with this page."""
+    """One link per path prefix that routes somewhere (``/things/``, else ``/things``),
+    ending with this page."""
     crumbs = [("Home", _href(req.script_root + "/"))]
     segments = [segment for segment in req.path.split("/") if segment]
     adapter = None  # made only if there is a prefix to test
@@ -1355,7 +1356,10 @@ def _breadcrumbs(app: Flask, req: Request) -> List[Tuple[str, str]]:
             path = req.path
         else:
             adapter = adapter or _url_adapter(app, req)
-            if adapter is None or not _routes(adapter, path):
+            for path in (path, path[:-1]):
+                if adapter is not None and _routes(adapter, path):
+                    break
+            else:
                 continue
         crumbs.append((segment, _href(req.script_root + path)))
     return crumbs
