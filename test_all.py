@@ -44,6 +44,7 @@ from flask_api import (
     AuthenticationFailed,
     BaseParser,
     BaseRenderer,
+    BrowsableAPI,
     BrowsableAPIRenderer,
     FlaskAPI,
     HTMLRenderer,
@@ -59,11 +60,17 @@ from flask_api import (
     Throttled,
     UnsupportedMediaType,
     URLEncodedParser,
+    openapi_document,
+    set_openapi,
     set_parsers,
     set_renderers,
     status,
 )
 
+# ---------------------------------------------------------------------------
+# Shared fixtures and helpers: apps, the notes app and the Flask test client
+# Every section below uses these; each is defined once, here.
+# ---------------------------------------------------------------------------
 
 @pytest.fixture
 def app():
@@ -104,14 +111,25 @@ def notes_client(make_notes_client):
     return make_notes_client()
 
 
-def test_flaskapi_is_a_flask_app_with_a_version(app):
-    assert isinstance(app, Flask)
-    assert re.fullmatch(r"[0-9]+\.[0-9]+\.[0-9]+", flask_api.__version__)
+@pytest.fixture
+def notes_main(monkeypatch):
+    """Run notes_app.main without serving; returns the (app, host, port) it would serve."""
+    served = []
 
+    def run(self, host=None, port=None, **kwargs):
+        served.append((self, host, port))
 
-# ---------------------------------------------------------------------------
-# Notes app: helpers
-# ---------------------------------------------------------------------------
+    monkeypatch.setattr(notes_app.FlaskAPI, "run", run)
+    monkeypatch.delenv("NOTES_MAX_BODY", raising=False)
+    monkeypatch.delenv("NOTES_DB", raising=False)
+
+    def main(argv):
+        notes_app.main(argv)
+        assert len(served) == 1
+        return served.pop()
+
+    return main
+
 
 INITIAL_TEXTS = ["do the shopping", "build the codez", "paint the door"]
 
@@ -132,6 +150,702 @@ def _assert_api_error(resp, code):
     assert resp.mimetype == "application/json"
     detail = resp.get_json()["detail"]
     assert isinstance(detail, str) and detail
+
+
+def _put(client, key, text):
+    return client.put("/{}/".format(key), json={"text": text},
+                      headers={"Accept": "application/json"})
+
+
+def _run_threads(count, work, interleave=True):
+    """Run ``work(index, barrier)`` in ``count`` threads; re-raise the first error.
+
+    A tiny switch interval makes threads interleave inside the store's methods,
+    so an unguarded read-modify-write shows up here instead of in production;
+    ``interleave=False`` keeps the usual one, for threads that wait on a server.
+    """
+    barrier = threading.Barrier(count)
+    errors = []
+
+    def target(index):
+        try:
+            work(index, barrier)
+        except BaseException as exc:  # reported in the main thread below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=target, args=(n,)) for n in range(count)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6 if interleave else interval)
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+    finally:
+        sys.setswitchinterval(interval)
+    assert not any(thread.is_alive() for thread in threads), "a thread hung"
+    if errors:
+        raise errors[0]
+
+
+BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+
+
+HTML_TYPE = "text/html; charset=utf-8"
+JSON_TYPE = "application/json"
+
+
+def _json(response):
+    """The response body as JSON, on every Flask version."""
+    return json.loads(response.data.decode("utf-8"))
+
+
+def _accept(accept):
+    return {"Accept": accept} if accept else {}
+
+
+def _add_data_view(app):
+    """/data: returns {"a": 1} (GET) or echoes the parsed body (POST)."""
+    @app.route("/data", methods=["GET", "POST"])
+    def data():
+        if flask.request.method == "POST":
+            return {"data": flask.request.data}
+        return {"a": 1}
+
+
+def _raiser(exception):
+    """A view function that raises ``exception``."""
+    def view():
+        raise exception
+    return view
+
+
+def _raising_view(app, exception):
+    app.add_url_rule("/raise", "raise", _raiser(exception))
+
+
+def _missing(required, reason):
+    """Skip for a missing browser or server, except where the environment variable
+    ``required`` is set (CI sets REQUIRE_BROWSER and REQUIRE_POSTGRES): there, fail."""
+    if os.environ.get(required):
+        pytest.fail("{} is set, but {}".format(required, reason))
+    pytest.skip(reason)
+
+
+# ---------------------------------------------------------------------------
+# Shared helpers: reading the browsable page
+# The page parsed as a user's browser would meet it, and the forms it sends.
+# ---------------------------------------------------------------------------
+
+HOSTILE_TEXTS = [
+    "<script>alert(1)</script>",
+    '"><img src=x onerror=alert(1)>',
+    "javascript:alert(1)",
+    "' onmouseover='alert(1)",
+    "</pre><script>alert(1)</script>",
+    "</textarea><svg onload=alert(1)>",
+    "{{ 7 * 7 }} &lt;b&gt;",
+]
+
+
+class _Element:
+    def __init__(self, tag, attrs, ancestors):
+        self.tag, self.attrs, self.ancestors, self.text = tag, dict(attrs), ancestors, ""
+
+    def has_class(self, name):
+        return name in (self.attrs.get("class") or "").split()
+
+
+class _PageParser(HTMLParser):
+    """Every element of a page with its attributes, text (unescaped) and ancestors."""
+
+    VOID = frozenset(["meta", "input", "br", "img", "link", "hr", "source", "wbr"])
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.elements, self._open = [], []
+
+    def handle_starttag(self, tag, attrs):
+        element = _Element(tag, attrs, list(self._open))
+        self.elements.append(element)
+        if tag not in self.VOID:
+            self._open.append(element)
+
+    def handle_endtag(self, tag):
+        for index in range(len(self._open) - 1, -1, -1):
+            if self._open[index].tag == tag:
+                del self._open[index:]
+                return
+
+    def handle_data(self, data):
+        for element in self._open:
+            element.text += data
+
+
+class _Page:
+    """A browsable page as a user sees it: status, elements and their text."""
+
+    def __init__(self, response):
+        self.status_code = response.status_code
+        self.content_type = response.headers.get("Content-Type", "")
+        self.html = response.get_data(as_text=True)
+        parser = _PageParser()
+        parser.feed(self.html)
+        self.elements = parser.elements
+
+    def find(self, tag, within=None, class_=None, **attrs):
+        return [el for el in self.elements if el.tag == tag
+                and (within is None or within in el.ancestors)
+                and (class_ is None or el.has_class(class_))
+                and all(el.attrs.get(k) == v for k, v in attrs.items())]
+
+    def one(self, tag, **kwargs):
+        found = self.find(tag, **kwargs)
+        assert len(found) == 1, "expected one <{}> {}, found {}".format(tag, kwargs, len(found))
+        return found[0]
+
+    @property
+    def response_text(self):
+        """The request line, status, headers and body shown in the response panel."""
+        return self.one("pre", class_="response").text
+
+    @property
+    def body_json(self):
+        """The response body in the panel, parsed back into data."""
+        return json.loads(self.response_text.split("\n\n", 2)[2])
+
+    @property
+    def buttons(self):
+        return {button.text.strip() for button in self.find("button")}
+
+
+def _browse(client, url, method="GET", headers=None, **kwargs):
+    """The page a browser gets for ``method url``."""
+    headers = dict(headers or {}, Accept=BROWSER_ACCEPT)
+    return _Page(client.open(url, method=method, headers=headers, **kwargs))
+
+
+def _assert_inert(page):
+    """Nothing on the page but the template's own markup could run script."""
+    assert [el.tag for el in page.elements if el.tag in ("script", "img", "svg", "iframe")] \
+        == ["script"]
+    assert not page.find("script")[0].attrs
+    handlers = [(el.tag, name) for el in page.elements for name in el.attrs
+                if name.lower().startswith("on")]
+    assert handlers == []
+    hrefs = [(a.attrs.get("href") or "").strip().lower() for a in page.find("a")]
+    assert not [href for href in hrefs if href.startswith(("javascript:", "data:"))]
+    assert 'href="javascript:' not in page.html.lower()
+
+
+def _form_submit(client, path, fields, headers=None):
+    """POST the page's plain HTML form (no JavaScript), as a browser does."""
+    headers = dict(headers or {}, Accept=BROWSER_ACCEPT)
+    return client.post(path, headers=headers, data=fields)
+
+
+SAME_ORIGIN_HEADERS = [
+    {},
+    {"Origin": "http://localhost"},
+    {"Sec-Fetch-Site": "same-origin"},
+    {"Origin": "http://localhost", "Sec-Fetch-Site": "same-origin"},
+]
+CROSS_SITE_HEADERS = [
+    {"Origin": "https://evil.example"},
+    {"Origin": "http://localhost.evil.example"},
+    {"Origin": "http://localhost:8080"},
+    {"Origin": "null"},
+    {"Sec-Fetch-Site": "cross-site"},
+    {"Sec-Fetch-Site": "same-site"},
+    {"Origin": "http://localhost", "Sec-Fetch-Site": "cross-site"},
+]
+
+
+def _csrf_notes_app():
+    """The notes app behind Flask-WTF's CSRFProtect."""
+    csrf = pytest.importorskip("flask_wtf.csrf")
+    app = notes_app.create_app()
+    app.config["SECRET_KEY"] = "test only"
+    csrf.CSRFProtect(app)
+    return app
+
+
+# ---------------------------------------------------------------------------
+# Shared helpers: one small API written with each library
+# The same things API in FlaskAPI, plain Flask, flask-restful and flask-smorest.
+# ---------------------------------------------------------------------------
+
+THINGS = {1: "kettle", 2: "teapot"}
+
+
+def _optional(name):
+    """A module the test needs but the project does not; skip where it is missing."""
+    try:  # not importorskip: pytest 9 only skips on ModuleNotFoundError
+        return __import__(name)
+    except ImportError as exc:
+        pytest.skip("needs {} ({})".format(name, exc))
+
+
+def _plain_things(browsable=True):
+    """A small JSON API written on plain Flask with jsonify."""
+    app = Flask(__name__)
+    things = dict(THINGS)
+
+    def thing(key):
+        return {"key": key, "name": things[key],
+                "url": url_for("thing_detail", key=key, _external=True)}
+
+    @app.route("/things/", methods=["GET", "POST"])
+    def thing_list():
+        """All things. POST a name to add one."""
+        if request.method == "POST":
+            key = max(things, default=0) + 1
+            things[key] = request.get_json()["name"]
+            return jsonify(thing(key)), 201
+        return jsonify([thing(key) for key in sorted(things)])
+
+    @app.route("/things/<int:key>", methods=["GET", "PUT", "DELETE"])
+    def thing_detail(key):
+        """One thing."""
+        if key not in things:
+            return jsonify(detail="No such thing."), 404
+        if request.method == "DELETE":
+            del things[key]
+            return "", 204
+        if request.method == "PUT":
+            things[key] = request.get_json()["name"]
+        return jsonify(thing(key))
+
+    return _finish(app, browsable)
+
+
+def _restful_things(browsable=True):
+    """The same API with Flask-RESTful's Resource classes."""
+    flask_restful = _optional("flask_restful")
+    app = Flask(__name__)
+    api = flask_restful.Api(app)
+    things = dict(THINGS)
+
+    def thing(key):
+        return {"key": key, "name": things[key],
+                "url": url_for("thingdetail", key=key, _external=True)}
+
+    class ThingList(flask_restful.Resource):
+        """All things. POST a name to add one."""
+
+        def get(self):
+            return [thing(key) for key in sorted(things)]
+
+        def post(self):
+            key = max(things, default=0) + 1
+            things[key] = request.get_json()["name"]
+            return thing(key), 201
+
+    class ThingDetail(flask_restful.Resource):
+        """One thing."""
+
+        def get(self, key):
+            if key not in things:
+                flask_restful.abort(404, message="No such thing.")
+            return thing(key)
+
+        def put(self, key):
+            things[key] = request.get_json()["name"]
+            return thing(key)
+
+        def delete(self, key):
+            things.pop(key, None)
+            return "", 204
+
+    api.add_resource(ThingList, "/things/")
+    api.add_resource(ThingDetail, "/things/<int:key>")
+    return _finish(app, browsable)
+
+
+def _smorest_things(browsable=True):
+    """The same API as a flask-smorest Blueprint with marshmallow schemas."""
+    flask_smorest = _optional("flask_smorest")
+    ma = _optional("marshmallow")
+    app = Flask(__name__)
+    app.config.update(API_TITLE="Things", API_VERSION="1", OPENAPI_VERSION="3.0.3")
+    api = flask_smorest.Api(app)
+    blp = flask_smorest.Blueprint("things", __name__, url_prefix="/things")
+    things = dict(THINGS)
+
+    class ThingSchema(ma.Schema):
+        key = ma.fields.Int(dump_only=True)
+        name = ma.fields.Str(required=True)
+        url = ma.fields.Function(
+            lambda thing: url_for("things.ThingDetail", key=thing["key"], _external=True),
+            dump_only=True)
+
+    @blp.route("/")
+    class ThingList(MethodView):
+        """All things. POST a name to add one."""
+
+        @blp.response(200, ThingSchema(many=True))
+        def get(self):
+            return [{"key": key, "name": name} for key, name in sorted(things.items())]
+
+        @blp.arguments(ThingSchema)
+        @blp.response(201, ThingSchema)
+        def post(self, data):
+            key = max(things, default=0) + 1
+            things[key] = data["name"]
+            return {"key": key, "name": things[key]}
+
+    @blp.route("/<int:key>")
+    class ThingDetail(MethodView):
+        """One thing."""
+
+        @blp.response(200, ThingSchema)
+        def get(self, key):
+            if key not in things:
+                flask_smorest.abort(404, message="No such thing.")
+            return {"key": key, "name": things[key]}
+
+        @blp.arguments(ThingSchema)
+        @blp.response(200, ThingSchema)
+        def put(self, data, key):
+            things[key] = data["name"]
+            return {"key": key, "name": things[key]}
+
+        @blp.response(204)
+        def delete(self, key):
+            things.pop(key, None)
+
+    api.register_blueprint(blp)
+    return _finish(app, browsable)
+
+
+def _finish(app, browsable):
+    app.testing = True
+    if browsable:
+        BrowsableAPI(app)
+    return app
+
+
+THING_APPS = {"flask": _plain_things, "flask-restful": _restful_things,
+              "flask-smorest": _smorest_things}
+
+
+def _flaskapi_things():
+    """The things API on FlaskAPI: its views return a list, a dict, or ``"", 204``."""
+    app = FlaskAPI(__name__)
+    things = dict(THINGS)
+
+    @app.route("/things/")
+    def thing_list():
+        """All things."""
+        return [{"key": key, "name": name} for key, name in sorted(things.items())]
+
+    @app.route("/things/<int:key>", methods=["GET", "DELETE"])
+    def thing_detail(key):
+        """One thing."""
+        if key not in things:
+            return {"detail": "No such thing."}, 404
+        if request.method == "DELETE":
+            del things[key]
+            return "", 204
+        return {"key": key, "name": things[key]}
+    app.testing = True
+    return app
+
+
+# ---------------------------------------------------------------------------
+# Shared fixtures: headless Chromium (Playwright) against a live server
+# A module's tests share one browser and one server; each test gets its own tab.
+# ---------------------------------------------------------------------------
+
+def _find_chromium():
+    """CHROMIUM_PATH first, then the Debian/Ubuntu names; None if none is usable."""
+    env = os.environ.get("CHROMIUM_PATH")
+    for candidate in ([env] if env else []) + ["/usr/bin/chromium", "chromium",
+                                               "chromium-browser"]:
+        path = shutil.which(candidate)
+        if path:
+            return path
+    return None
+
+
+def _no_browser(reason):
+    _missing("REQUIRE_BROWSER", reason)
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    try:  # not importorskip: pytest 9 only skips on ModuleNotFoundError
+        from playwright.sync_api import sync_playwright
+    except ImportError as exc:
+        _no_browser("browser tests need playwright ({})".format(exc))
+    executable = _find_chromium()
+    if executable is None:
+        _no_browser("browser tests need chromium: set CHROMIUM_PATH or install chromium")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=executable, headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        yield browser
+        browser.close()
+
+
+class _LiveSite:
+    """A threaded WSGI server on 127.0.0.1:<free port>; ``serve`` swaps the app it runs."""
+
+    def __init__(self):
+        from werkzeug.serving import make_server
+        self.app = None
+        self.server = make_server("127.0.0.1", 0, self._dispatch, threaded=True)
+        self.url = "http://127.0.0.1:{}".format(self.server.server_port)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def _dispatch(self, environ, start_response):
+        return self.app(environ, start_response)
+
+    def serve(self, app):
+        self.app = app
+        return self.url
+
+    def close(self):
+        self.server.shutdown()
+        self.thread.join(timeout=5)
+        self.server.server_close()
+
+
+@pytest.fixture(scope="module")
+def live_site(chromium):
+    site = _LiveSite()
+    yield site
+    site.close()
+
+
+@pytest.fixture
+def notes_site(live_site):
+    """The base URL of a live notes API with a fresh store (keys 0, 1, 2)."""
+    return live_site.serve(notes_app.create_app())
+
+
+def _new_tab(chromium, base_url, **options):
+    context = chromium.new_context(base_url=base_url, color_scheme="light", **options)
+    tab = context.new_page()
+    tab.set_default_timeout(10000)
+    return tab
+
+
+@pytest.fixture
+def tab(chromium, notes_site):
+    """A page in its own browser context, so no cookies or listeners leak between tests."""
+    tab = _new_tab(chromium, notes_site)
+    yield tab
+    tab.context.close()
+
+
+def _expect(locator):
+    from playwright.sync_api import expect
+    return expect(locator)
+
+
+def _api(base_url, path, method="GET", data=None):
+    """(status, JSON data) from the live API, as a non-browser client sees it."""
+    body = None if data is None else json.dumps(data).encode("utf-8")
+    req = urllib.request.Request(base_url + path, data=body, method=method, headers={
+        "Accept": "application/json", "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as response:
+            return response.status, json.loads(response.read() or "null")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or "null")
+
+
+def _raw_tab(tab):
+    """Switch the request form to its raw content box (the HTML form is the default)."""
+    tab.get_by_role("tab", name="Raw").click()
+
+
+def _send_without_javascript(chromium, site, path, content, button, shown=None, gone=None):
+    """Fill the page's content box at ``path`` with JavaScript off and press ``button``;
+    the page the browser is left on must show ``shown`` and no longer show ``gone``."""
+    tab = _new_tab(chromium, site, java_script_enabled=False)
+    try:
+        tab.goto(path)
+        tab.get_by_label("Content").fill(content)
+        tab.get_by_role("button", name=button).click()
+        if shown is not None:
+            _expect(tab.locator("pre.response")).to_contain_text(shown)
+        if gone is not None:
+            _expect(tab.locator("pre.response")).not_to_contain_text(gone)
+    finally:
+        tab.context.close()
+
+
+def _guarded_app():
+    """/, /things/ and /things/<n>/, each a 401 without ``Authorization: Bearer s3cret``."""
+    app = FlaskAPI(__name__)
+
+    @app.before_request
+    def need_token():
+        if request.headers.get("Authorization") != "Bearer s3cret":
+            raise flask_api.NotAuthenticated()
+
+    @app.route("/")
+    def guarded_root():
+        return {"things": url_for("guarded_things", _external=True)}
+
+    @app.route("/things/")
+    def guarded_things():
+        return [url_for("guarded_thing", key=key, _external=True) for key in (1, 2)]
+
+    @app.route("/things/<int:key>/")
+    def guarded_thing(key):
+        return {"key": key}
+    return app
+
+
+def _add_header(tab, name, value):
+    """Add a header in the panel, and wait for the page it reloads with it: a field filled
+    before that would be replaced by the reloaded page's."""
+    tab.locator("#api-headers summary").click()
+    tab.get_by_label("Header name").fill(name)
+    tab.get_by_label("Header value").fill(value)
+    tab.get_by_role("button", name="Add header").click()
+    _expect(tab.locator("#api-headers summary")).to_contain_text(name)
+
+
+# ---------------------------------------------------------------------------
+# Shared fixtures: real servers (gunicorn, werkzeug's) and PostgreSQL
+# Processes the tests start themselves, on free ports, and stop.
+# ---------------------------------------------------------------------------
+
+NOTES_DIR = os.path.dirname(os.path.abspath(notes_app.__file__))
+
+
+GUNICORN = os.path.join(os.path.dirname(sys.executable), "gunicorn")
+
+
+def _wait_for_gunicorn(proc, log):
+    """The port gunicorn listens on, once its 4 workers have booted and / answers."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with open(log) as lines:
+            text = lines.read()
+        assert proc.poll() is None, "gunicorn exited:\n" + text
+        port = re.search(r"Listening at: http://127\.0\.0\.1:([0-9]+)", text)
+        if port and text.count("Booting worker") >= 4:
+            try:
+                if _http(int(port.group(1)), "GET", "/")[0] == 200:
+                    return int(port.group(1))
+            except OSError:
+                pass
+        time.sleep(0.05)
+    pytest.fail("gunicorn did not answer within 60 s:\n" + text)
+
+
+def _http(port, method, path, note=None):
+    """One request on a connection of its own, so any worker may answer: (status, JSON)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        body = None if note is None else json.dumps(note)
+        conn.request(method, path, body=body, headers={"Content-Type": "application/json"})
+        resp = conn.getresponse()
+        data = resp.read()
+    finally:
+        conn.close()
+    return resp.status, json.loads(data.decode("utf-8")) if data else None
+
+
+def _gunicorn(tmp_path, name, env, workers=2):
+    """notes_app under gunicorn with ``workers`` workers of 4 threads: (process, port)."""
+    log = str(tmp_path / (name + ".log"))
+    runtime = tmp_path / name
+    runtime.mkdir()
+    env = dict(env, XDG_RUNTIME_DIR=str(runtime))
+    with open(log, "w") as out:
+        proc = subprocess.Popen([GUNICORN, "--workers", str(workers), "--threads", "4",
+                                 "--bind", "127.0.0.1:0", "notes_app:app"], cwd=NOTES_DIR,
+                                env=env, stdout=out, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        text = _read(log)
+        found = re.search(r"Listening at: http://127\.0\.0\.1:([0-9]+)", text)
+        if found and text.count("Booting worker") >= workers:
+            with contextlib.suppress(OSError):
+                if _http(int(found.group(1)), "GET", "/")[0] == 200:
+                    return proc, int(found.group(1))
+        assert proc.poll() is None, text
+        time.sleep(0.05)
+    proc.kill()
+    pytest.fail("gunicorn did not answer:\n" + _read(log))
+
+
+def _stop(proc):
+    proc.terminate()
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def _read(path):
+    with open(path) as text:
+        return text.read()
+
+
+def _raw_request(port, head, body):
+    """Send bytes over a real socket and return the status code and body."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(head + body)
+        sock.shutdown(socket.SHUT_WR)
+        answer = b""
+        while True:
+            data = sock.recv(65536)
+            if not data:
+                break
+            answer += data
+    status_line, _, rest = answer.partition(b"\r\n")
+    return int(status_line.split()[1]), rest.partition(b"\r\n\r\n")[2]
+
+
+@pytest.fixture
+def dev_server():
+    """The notes app on werkzeug's development server, in this process, on a free port."""
+    from werkzeug.serving import make_server
+    server = make_server("127.0.0.1", 0, notes_app.create_app(), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server.server_port
+    server.shutdown()
+    thread.join(10)
+
+
+def _no_postgres(reason):
+    _missing("REQUIRE_POSTGRES", reason)
+
+
+@pytest.fixture(scope="module")
+def postgres():
+    try:
+        import psycopg  # noqa: F401
+        import psycopg_pool  # noqa: F401
+    except ImportError as exc:
+        _no_postgres("the PostgreSQL tests need psycopg 3 and psycopg_pool ({})".format(exc))
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    if not found:
+        _no_postgres("the PostgreSQL tests need its server (Debian: apt-get install postgresql)")
+    server = bench.Postgres(os.path.dirname(found[-1]))
+    server.start()
+    try:
+        yield server
+    finally:
+        with contextlib.suppress(subprocess.CalledProcessError):
+            server.stop("immediate")
+        shutil.rmtree(server.root, ignore_errors=True)
+
+
+def test_flaskapi_is_a_flask_app_with_a_version(app):
+    assert isinstance(app, Flask)
+    assert re.fullmatch(r"[0-9]+\.[0-9]+\.[0-9]+", flask_api.__version__)
 
 
 # ---------------------------------------------------------------------------
@@ -270,7 +984,6 @@ def test_put_of_a_json_body_that_is_not_an_object_is_a_400_and_changes_nothing(
     resp = client.put("/7/", data=body, content_type="application/json")
     _assert_api_error(resp, 400)
     assert _texts(client) == INITIAL_TEXTS
-
 
 
 # ---------------------------------------------------------------------------
@@ -438,37 +1151,6 @@ def test_note_urls_follow_the_request_host_and_prefix(notes_client, kwargs, root
 # Notes app: concurrent requests
 # ---------------------------------------------------------------------------
 
-def _run_threads(count, work, interleave=True):
-    """Run ``work(index, barrier)`` in ``count`` threads; re-raise the first error.
-
-    A tiny switch interval makes threads interleave inside the store's methods,
-    so an unguarded read-modify-write shows up here instead of in production;
-    ``interleave=False`` keeps the usual one, for threads that wait on a server.
-    """
-    barrier = threading.Barrier(count)
-    errors = []
-
-    def target(index):
-        try:
-            work(index, barrier)
-        except BaseException as exc:  # reported in the main thread below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=target, args=(n,)) for n in range(count)]
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6 if interleave else interval)
-    try:
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(60)
-    finally:
-        sys.setswitchinterval(interval)
-    assert not any(thread.is_alive() for thread in threads), "a thread hung"
-    if errors:
-        raise errors[0]
-
-
 def test_concurrent_posts_never_lose_a_note_or_share_a_key(notes_db):
     app = notes_app.create_app(db=notes_db)
     app.testing = True
@@ -521,9 +1203,6 @@ def test_concurrent_puts_deletes_posts_and_reads_never_crash(notes_db):
 # ---------------------------------------------------------------------------
 # Notes app: the SQLite store, shared by processes and kept across restarts
 # ---------------------------------------------------------------------------
-
-NOTES_DIR = os.path.dirname(os.path.abspath(notes_app.__file__))
-
 
 def test_sqlite_notes_survive_a_restart_and_are_seeded_only_once(tmp_path):
     path = str(tmp_path / "notes.db")
@@ -608,9 +1287,6 @@ def test_sqlite_store_set_up_by_several_processes_at_once_seeds_once(tmp_path):
     assert [proc.returncode for proc in procs] == [0] * 4
 
 
-GUNICORN = os.path.join(os.path.dirname(sys.executable), "gunicorn")
-
-
 @pytest.fixture
 def gunicorn_notes(tmp_path):
     """notes_app under a real gunicorn, 4 workers of 4 threads on one new SQLite file.
@@ -644,37 +1320,6 @@ def gunicorn_notes(tmp_path):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-
-
-def _wait_for_gunicorn(proc, log):
-    """The port gunicorn listens on, once its 4 workers have booted and / answers."""
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        with open(log) as lines:
-            text = lines.read()
-        assert proc.poll() is None, "gunicorn exited:\n" + text
-        port = re.search(r"Listening at: http://127\.0\.0\.1:([0-9]+)", text)
-        if port and text.count("Booting worker") >= 4:
-            try:
-                if _http(int(port.group(1)), "GET", "/")[0] == 200:
-                    return int(port.group(1))
-            except OSError:
-                pass
-        time.sleep(0.05)
-    pytest.fail("gunicorn did not answer within 60 s:\n" + text)
-
-
-def _http(port, method, path, note=None):
-    """One request on a connection of its own, so any worker may answer: (status, JSON)."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    try:
-        body = None if note is None else json.dumps(note)
-        conn.request(method, path, body=body, headers={"Content-Type": "application/json"})
-        resp = conn.getresponse()
-        data = resp.read()
-    finally:
-        conn.close()
-    return resp.status, json.loads(data.decode("utf-8")) if data else None
 
 
 def _path_of(key):
@@ -746,26 +1391,6 @@ def test_notes_app_help_runs_as_a_script():
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert "--host" in result.stdout and "--port" in result.stdout
-
-
-@pytest.fixture
-def notes_main(monkeypatch):
-    """Run notes_app.main without serving; returns the (app, host, port) it would serve."""
-    served = []
-
-    def run(self, host=None, port=None, **kwargs):
-        served.append((self, host, port))
-
-    monkeypatch.setattr(notes_app.FlaskAPI, "run", run)
-    monkeypatch.delenv("NOTES_MAX_BODY", raising=False)
-    monkeypatch.delenv("NOTES_DB", raising=False)
-
-    def main(argv):
-        notes_app.main(argv)
-        assert len(served) == 1
-        return served.pop()
-
-    return main
 
 
 @pytest.mark.parametrize("argv, host, port", [
@@ -917,11 +1542,6 @@ def _holding_the_write_lock(path, seconds):
     return holder
 
 
-def _put(client, key, text):
-    return client.put("/{}/".format(key), json={"text": text},
-                      headers={"Accept": "application/json"})
-
-
 def test_a_worker_starts_on_a_read_only_disk_reads_and_answers_writes_503(small_disk):
     where, remount = small_disk
     path = str(where / "notes.db")
@@ -1054,30 +1674,6 @@ def test_a_full_disk_is_a_507_that_loses_nothing_and_writes_again_once_freed(sma
 # Notes app: the PostgreSQL store, on a real server the tests start themselves
 # ---------------------------------------------------------------------------
 
-def _no_postgres(reason):
-    _missing("REQUIRE_POSTGRES", reason)
-
-
-@pytest.fixture(scope="module")
-def postgres():
-    try:
-        import psycopg  # noqa: F401
-        import psycopg_pool  # noqa: F401
-    except ImportError as exc:
-        _no_postgres("the PostgreSQL tests need psycopg 3 and psycopg_pool ({})".format(exc))
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-    if not found:
-        _no_postgres("the PostgreSQL tests need its server (Debian: apt-get install postgresql)")
-    server = bench.Postgres(os.path.dirname(found[-1]))
-    server.start()
-    try:
-        yield server
-    finally:
-        with contextlib.suppress(subprocess.CalledProcessError):
-            server.stop("immediate")
-        shutil.rmtree(server.root, ignore_errors=True)
-
-
 def test_postgres_store_serves_the_notes_api_and_seeds_a_new_database_once(postgres):
     url = postgres.new_database()
     client = notes_app.create_app(db=url).test_client()
@@ -1127,39 +1723,6 @@ def test_postgres_down_mid_run_is_a_503_and_the_app_recovers_by_itself(postgres)
         postgres.start()
     assert _put(client, 1, "back").status_code == 200  # the pool reconnects by itself
     assert client.get("/1/").get_json()["text"] == "back"
-
-
-def _gunicorn(tmp_path, name, env, workers=2):
-    """notes_app under gunicorn with ``workers`` workers of 4 threads: (process, port)."""
-    log = str(tmp_path / (name + ".log"))
-    runtime = tmp_path / name
-    runtime.mkdir()
-    env = dict(env, XDG_RUNTIME_DIR=str(runtime))
-    with open(log, "w") as out:
-        proc = subprocess.Popen([GUNICORN, "--workers", str(workers), "--threads", "4",
-                                 "--bind", "127.0.0.1:0", "notes_app:app"], cwd=NOTES_DIR,
-                                env=env, stdout=out, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        text = _read(log)
-        found = re.search(r"Listening at: http://127\.0\.0\.1:([0-9]+)", text)
-        if found and text.count("Booting worker") >= workers:
-            with contextlib.suppress(OSError):
-                if _http(int(found.group(1)), "GET", "/")[0] == 200:
-                    return proc, int(found.group(1))
-        assert proc.poll() is None, text
-        time.sleep(0.05)
-    proc.kill()
-    pytest.fail("gunicorn did not answer:\n" + _read(log))
-
-
-def _stop(proc):
-    proc.terminate()
-    try:
-        proc.wait(30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
 
 
 def test_two_gunicorn_masters_on_one_postgres_share_every_note_and_no_key(
@@ -1226,99 +1789,6 @@ def test_a_gunicorn_worker_killed_mid_write_loses_nothing_acknowledged(postgres,
 # ===========================================================================
 # The browsable page
 # ===========================================================================
-
-
-
-
-BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
-
-HOSTILE_TEXTS = [
-    "<script>alert(1)</script>",
-    '"><img src=x onerror=alert(1)>',
-    "javascript:alert(1)",
-    "' onmouseover='alert(1)",
-    "</pre><script>alert(1)</script>",
-    "</textarea><svg onload=alert(1)>",
-    "{{ 7 * 7 }} &lt;b&gt;",
-]
-
-
-class _Element:
-    def __init__(self, tag, attrs, ancestors):
-        self.tag, self.attrs, self.ancestors, self.text = tag, dict(attrs), ancestors, ""
-
-    def has_class(self, name):
-        return name in (self.attrs.get("class") or "").split()
-
-
-class _PageParser(HTMLParser):
-    """Every element of a page with its attributes, text (unescaped) and ancestors."""
-
-    VOID = frozenset(["meta", "input", "br", "img", "link", "hr", "source", "wbr"])
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.elements, self._open = [], []
-
-    def handle_starttag(self, tag, attrs):
-        element = _Element(tag, attrs, list(self._open))
-        self.elements.append(element)
-        if tag not in self.VOID:
-            self._open.append(element)
-
-    def handle_endtag(self, tag):
-        for index in range(len(self._open) - 1, -1, -1):
-            if self._open[index].tag == tag:
-                del self._open[index:]
-                return
-
-    def handle_data(self, data):
-        for element in self._open:
-            element.text += data
-
-
-class _Page:
-    """A browsable page as a user sees it: status, elements and their text."""
-
-    def __init__(self, response):
-        self.status_code = response.status_code
-        self.content_type = response.headers.get("Content-Type", "")
-        self.html = response.get_data(as_text=True)
-        parser = _PageParser()
-        parser.feed(self.html)
-        self.elements = parser.elements
-
-    def find(self, tag, within=None, class_=None, **attrs):
-        return [el for el in self.elements if el.tag == tag
-                and (within is None or within in el.ancestors)
-                and (class_ is None or el.has_class(class_))
-                and all(el.attrs.get(k) == v for k, v in attrs.items())]
-
-    def one(self, tag, **kwargs):
-        found = self.find(tag, **kwargs)
-        assert len(found) == 1, "expected one <{}> {}, found {}".format(tag, kwargs, len(found))
-        return found[0]
-
-    @property
-    def response_text(self):
-        """The request line, status, headers and body shown in the response panel."""
-        return self.one("pre", class_="response").text
-
-    @property
-    def body_json(self):
-        """The response body in the panel, parsed back into data."""
-        return json.loads(self.response_text.split("\n\n", 2)[2])
-
-    @property
-    def buttons(self):
-        return {button.text.strip() for button in self.find("button")}
-
-
-def _browse(client, url, method="GET", headers=None, **kwargs):
-    """The page a browser gets for ``method url``."""
-    headers = dict(headers or {}, Accept=BROWSER_ACCEPT)
-    return _Page(client.open(url, method=method, headers=headers, **kwargs))
-
 
 def _note_text(client, key):
     response = client.get("/{}/".format(key), headers={"Accept": "application/json"})
@@ -1585,19 +2055,6 @@ def test_page_renders_errors_with_their_status(notes_client, method, path, body,
 # Page: hostile data is shown as text, never markup
 # ---------------------------------------------------------------------------
 
-def _assert_inert(page):
-    """Nothing on the page but the template's own markup could run script."""
-    assert [el.tag for el in page.elements if el.tag in ("script", "img", "svg", "iframe")] \
-        == ["script"]
-    assert not page.find("script")[0].attrs
-    handlers = [(el.tag, name) for el in page.elements for name in el.attrs
-                if name.lower().startswith("on")]
-    assert handlers == []
-    hrefs = [(a.attrs.get("href") or "").strip().lower() for a in page.find("a")]
-    assert not [href for href in hrefs if href.startswith(("javascript:", "data:"))]
-    assert 'href="javascript:' not in page.html.lower()
-
-
 def _assert_shown_as_text(page, texts):
     """Each text reads literally, and makes no markup: in the body's <pre> only "<", ">"
     and "&" are escaped (quotes are inert in an element's content; _assert_inert checks
@@ -1730,29 +2187,6 @@ def test_page_template_named_in_config_extends_the_base_page(tmp_path):
 # Page: plain HTML forms send any method (the override middleware)
 # ---------------------------------------------------------------------------
 
-SAME_ORIGIN_HEADERS = [
-    {},
-    {"Origin": "http://localhost"},
-    {"Sec-Fetch-Site": "same-origin"},
-    {"Origin": "http://localhost", "Sec-Fetch-Site": "same-origin"},
-]
-CROSS_SITE_HEADERS = [
-    {"Origin": "https://evil.example"},
-    {"Origin": "http://localhost.evil.example"},
-    {"Origin": "http://localhost:8080"},
-    {"Origin": "null"},
-    {"Sec-Fetch-Site": "cross-site"},
-    {"Sec-Fetch-Site": "same-site"},
-    {"Origin": "http://localhost", "Sec-Fetch-Site": "cross-site"},
-]
-
-
-def _form_submit(client, path, fields, headers=None):
-    """POST the page's plain HTML form (no JavaScript), as a browser does."""
-    headers = dict(headers or {}, Accept=BROWSER_ACCEPT)
-    return client.post(path, headers=headers, data=fields)
-
-
 def _form_put(client, headers, content='{"text": "x"}', content_type="application/json"):
     return _form_submit(client, "/1/", {
         "_method": "PUT", "_content": content, "_content_type": content_type}, headers)
@@ -1822,120 +2256,6 @@ def test_api_client_form_with_a_method_field_is_not_overridden(notes_client):
 # ---------------------------------------------------------------------------
 # Page in a real browser: headless Chromium (Playwright) against a live server
 # ---------------------------------------------------------------------------
-
-def _find_chromium():
-    """CHROMIUM_PATH first, then the Debian/Ubuntu names; None if none is usable."""
-    env = os.environ.get("CHROMIUM_PATH")
-    for candidate in ([env] if env else []) + ["/usr/bin/chromium", "chromium",
-                                               "chromium-browser"]:
-        path = shutil.which(candidate)
-        if path:
-            return path
-    return None
-
-
-def _missing(required, reason):
-    """Skip for a missing browser or server, except where the environment variable
-    ``required`` is set (CI sets REQUIRE_BROWSER and REQUIRE_POSTGRES): there, fail."""
-    if os.environ.get(required):
-        pytest.fail("{} is set, but {}".format(required, reason))
-    pytest.skip(reason)
-
-
-def _no_browser(reason):
-    _missing("REQUIRE_BROWSER", reason)
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    try:  # not importorskip: pytest 9 only skips on ModuleNotFoundError
-        from playwright.sync_api import sync_playwright
-    except ImportError as exc:
-        _no_browser("browser tests need playwright ({})".format(exc))
-    executable = _find_chromium()
-    if executable is None:
-        _no_browser("browser tests need chromium: set CHROMIUM_PATH or install chromium")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=executable, headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
-        yield browser
-        browser.close()
-
-
-class _LiveSite:
-    """A threaded WSGI server on 127.0.0.1:<free port>; ``serve`` swaps the app it runs."""
-
-    def __init__(self):
-        from werkzeug.serving import make_server
-        self.app = None
-        self.server = make_server("127.0.0.1", 0, self._dispatch, threaded=True)
-        self.url = "http://127.0.0.1:{}".format(self.server.server_port)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def _dispatch(self, environ, start_response):
-        return self.app(environ, start_response)
-
-    def serve(self, app):
-        self.app = app
-        return self.url
-
-    def close(self):
-        self.server.shutdown()
-        self.thread.join(timeout=5)
-        self.server.server_close()
-
-
-@pytest.fixture(scope="module")
-def live_site(chromium):
-    site = _LiveSite()
-    yield site
-    site.close()
-
-
-@pytest.fixture
-def notes_site(live_site):
-    """The base URL of a live notes API with a fresh store (keys 0, 1, 2)."""
-    return live_site.serve(notes_app.create_app())
-
-
-def _new_tab(chromium, base_url, **options):
-    context = chromium.new_context(base_url=base_url, color_scheme="light", **options)
-    tab = context.new_page()
-    tab.set_default_timeout(10000)
-    return tab
-
-
-@pytest.fixture
-def tab(chromium, notes_site):
-    """A page in its own browser context, so no cookies or listeners leak between tests."""
-    tab = _new_tab(chromium, notes_site)
-    yield tab
-    tab.context.close()
-
-
-def _expect(locator):
-    from playwright.sync_api import expect
-    return expect(locator)
-
-
-def _api(base_url, path, method="GET", data=None):
-    """(status, JSON data) from the live API, as a non-browser client sees it."""
-    body = None if data is None else json.dumps(data).encode("utf-8")
-    req = urllib.request.Request(base_url + path, data=body, method=method, headers={
-        "Accept": "application/json", "Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=10) as response:
-            return response.status, json.loads(response.read() or "null")
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or "null")
-
-
-def _raw_tab(tab):
-    """Switch the request form to its raw content box (the HTML form is the default)."""
-    tab.get_by_role("tab", name="Raw").click()
-
 
 def test_browser_follows_note_link_from_list_to_detail(tab, notes_site):
     tab.goto("/")
@@ -2040,22 +2360,6 @@ def test_browser_stored_xss_payloads_do_not_run(tab, notes_site):
     tab.wait_for_load_state("networkidle")
     assert tab.evaluate("typeof window.__xss") == "undefined"
     assert dialogs == []
-
-
-def _send_without_javascript(chromium, site, path, content, button, shown=None, gone=None):
-    """Fill the page's content box at ``path`` with JavaScript off and press ``button``;
-    the page the browser is left on must show ``shown`` and no longer show ``gone``."""
-    tab = _new_tab(chromium, site, java_script_enabled=False)
-    try:
-        tab.goto(path)
-        tab.get_by_label("Content").fill(content)
-        tab.get_by_role("button", name=button).click()
-        if shown is not None:
-            _expect(tab.locator("pre.response")).to_contain_text(shown)
-        if gone is not None:
-            _expect(tab.locator("pre.response")).not_to_contain_text(gone)
-    finally:
-        tab.context.close()
 
 
 @pytest.mark.parametrize("button, api_after", [
@@ -2356,36 +2660,6 @@ def test_browser_back_to_a_page_kept_in_the_back_forward_cache_shows_it_with_the
     _expect(tab.locator("pre.response")).to_contain_text('"user": "ada"')
     assert tab.url == site + "/whoami/"
     assert tab.evaluate("sessionStorage.getItem('test-restored')") == "1"  # the path pinned
-
-
-# ---------------------------------------------------------------------------
-# flask_api core: return values, negotiation, parsing, errors, settings, compat
-# ---------------------------------------------------------------------------
-
-
-
-
-BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
-HTML_TYPE = "text/html; charset=utf-8"
-JSON_TYPE = "application/json"
-
-
-def _json(response):
-    """The response body as JSON, on every Flask version."""
-    return json.loads(response.data.decode("utf-8"))
-
-
-def _accept(accept):
-    return {"Accept": accept} if accept else {}
-
-
-def _add_data_view(app):
-    """/data: returns {"a": 1} (GET) or echoes the parsed body (POST)."""
-    @app.route("/data", methods=["GET", "POST"])
-    def data():
-        if flask.request.method == "POST":
-            return {"data": flask.request.data}
-        return {"a": 1}
 
 
 # ---------------------------------------------------------------------------
@@ -2831,17 +3105,6 @@ API_EXCEPTIONS = [
     (PermissionDenied, 403), (NotFound, 404), (MethodNotAllowed, 405), (NotAcceptable, 406),
     (UnsupportedMediaType, 415), (Throttled, 429),
 ]
-
-
-def _raiser(exception):
-    """A view function that raises ``exception``."""
-    def view():
-        raise exception
-    return view
-
-
-def _raising_view(app, exception):
-    app.add_url_rule("/raise", "raise", _raiser(exception))
 
 
 @pytest.mark.parametrize("exc_class, code", API_EXCEPTIONS)
@@ -3769,15 +4032,6 @@ def test_page_links_urls_of_location_and_link_headers_and_shows_relations(app, c
         ("last", "https://api.test/things/?page=9")]
 
 
-def _csrf_notes_app():
-    """The notes app behind Flask-WTF's CSRFProtect."""
-    csrf = pytest.importorskip("flask_wtf.csrf")
-    app = notes_app.create_app()
-    app.config["SECRET_KEY"] = "test only"
-    csrf.CSRFProtect(app)
-    return app
-
-
 def test_page_of_csrf_protected_app_carries_the_token_in_each_form():
     client = _csrf_notes_app().test_client()
     page = _browse(client, "/1/")
@@ -3798,41 +4052,6 @@ def test_no_js_override_keeps_the_csrf_token_and_a_write_without_it_is_refused()
     done = client.post("/1/", data=dict(form, csrf_token=token),
                        headers={"Accept": BROWSER_ACCEPT})
     assert done.status_code == 200 and _note_text(client, 1) == "guarded"
-
-
-# In a real browser
-
-def _guarded_app():
-    """/, /things/ and /things/<n>/, each a 401 without ``Authorization: Bearer s3cret``."""
-    app = FlaskAPI(__name__)
-
-    @app.before_request
-    def need_token():
-        if request.headers.get("Authorization") != "Bearer s3cret":
-            raise flask_api.NotAuthenticated()
-
-    @app.route("/")
-    def guarded_root():
-        return {"things": url_for("guarded_things", _external=True)}
-
-    @app.route("/things/")
-    def guarded_things():
-        return [url_for("guarded_thing", key=key, _external=True) for key in (1, 2)]
-
-    @app.route("/things/<int:key>/")
-    def guarded_thing(key):
-        return {"key": key}
-    return app
-
-
-def _add_header(tab, name, value):
-    """Add a header in the panel, and wait for the page it reloads with it: a field filled
-    before that would be replaced by the reloaded page's."""
-    tab.locator("#api-headers summary").click()
-    tab.get_by_label("Header name").fill(name)
-    tab.get_by_label("Header value").fill(value)
-    tab.get_by_role("button", name="Add header").click()
-    _expect(tab.locator("#api-headers summary")).to_contain_text(name)
 
 
 def test_browser_headers_panel_sends_a_token_on_every_link_and_back_forward(
@@ -4168,11 +4387,6 @@ def test_a_page_compressed_by_a_hook_is_sent_as_the_hook_left_it(app, client):
     assert '<span class="key">Vary:</span> Accept' in page
 
 
-def _read(path):
-    with open(path) as text:
-        return text.read()
-
-
 def _gunicorn_worker_rss(pid):
     status = _read("/proc/{}/status".format(pid))
     return int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) * 1024
@@ -4223,29 +4437,6 @@ def test_distinct_long_headers_and_queries_grow_a_gunicorn_worker_by_under_20_mi
 # ---------------------------------------------------------------------------
 # A plain form answered without a body: the browser is sent on to a page
 # ---------------------------------------------------------------------------
-
-def _flaskapi_things():
-    """The things API on FlaskAPI: its views return a list, a dict, or ``"", 204``."""
-    app = FlaskAPI(__name__)
-    things = dict(THINGS)
-
-    @app.route("/things/")
-    def thing_list():
-        """All things."""
-        return [{"key": key, "name": name} for key, name in sorted(things.items())]
-
-    @app.route("/things/<int:key>", methods=["GET", "DELETE"])
-    def thing_detail(key):
-        """One thing."""
-        if key not in things:
-            return {"detail": "No such thing."}, 404
-        if request.method == "DELETE":
-            del things[key]
-            return "", 204
-        return {"key": key, "name": things[key]}
-    app.testing = True
-    return app
-
 
 def _bodyless_things(library):
     return _flaskapi_things() if library == "FlaskAPI" else THING_APPS[library]()
@@ -4828,33 +5019,6 @@ def test_a_view_reading_get_data_of_a_broken_chunked_body_gets_a_400(app, client
     assert response.status_code == 400 and "detail" in _json(response)
 
 
-def _raw_request(port, head, body):
-    """Send bytes over a real socket and return the status code and body."""
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        sock.sendall(head + body)
-        sock.shutdown(socket.SHUT_WR)
-        answer = b""
-        while True:
-            data = sock.recv(65536)
-            if not data:
-                break
-            answer += data
-    status_line, _, rest = answer.partition(b"\r\n")
-    return int(status_line.split()[1]), rest.partition(b"\r\n\r\n")[2]
-
-
-@pytest.fixture
-def dev_server():
-    """The notes app on werkzeug's development server, in this process, on a free port."""
-    from werkzeug.serving import make_server
-    server = make_server("127.0.0.1", 0, notes_app.create_app(), threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server.server_port
-    server.shutdown()
-    thread.join(10)
-
-
 CHUNKED_HEAD = (b"POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                 b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
 
@@ -5393,8 +5557,6 @@ def test_browser_a_100000_item_page_loads_with_its_tree_form_and_links(chromium,
 # The OpenAPI document
 # ===========================================================================
 
-from flask_api import openapi_document, set_openapi  # noqa: E402  (this section's own import)
-
 JSON = {"Accept": "application/json"}
 
 
@@ -5766,161 +5928,7 @@ def test_the_documents_location_is_never_taken_from_the_query_string():
 # Any Flask app: BrowsableAPI
 # ===========================================================================
 
-from flask_api import BrowsableAPI  # noqa: E402  (this section's own import)
-
-THINGS = {1: "kettle", 2: "teapot"}
 JSON_ACCEPTS = ["application/json", "*/*", None, "application/json, text/plain;q=0.5"]
-
-
-def _optional(name):
-    """A module the test needs but the project does not; skip where it is missing."""
-    try:  # not importorskip: pytest 9 only skips on ModuleNotFoundError
-        return __import__(name)
-    except ImportError as exc:
-        pytest.skip("needs {} ({})".format(name, exc))
-
-
-def _plain_things(browsable=True):
-    """A small JSON API written on plain Flask with jsonify."""
-    app = Flask(__name__)
-    things = dict(THINGS)
-
-    def thing(key):
-        return {"key": key, "name": things[key],
-                "url": url_for("thing_detail", key=key, _external=True)}
-
-    @app.route("/things/", methods=["GET", "POST"])
-    def thing_list():
-        """All things. POST a name to add one."""
-        if request.method == "POST":
-            key = max(things, default=0) + 1
-            things[key] = request.get_json()["name"]
-            return jsonify(thing(key)), 201
-        return jsonify([thing(key) for key in sorted(things)])
-
-    @app.route("/things/<int:key>", methods=["GET", "PUT", "DELETE"])
-    def thing_detail(key):
-        """One thing."""
-        if key not in things:
-            return jsonify(detail="No such thing."), 404
-        if request.method == "DELETE":
-            del things[key]
-            return "", 204
-        if request.method == "PUT":
-            things[key] = request.get_json()["name"]
-        return jsonify(thing(key))
-
-    return _finish(app, browsable)
-
-
-def _restful_things(browsable=True):
-    """The same API with Flask-RESTful's Resource classes."""
-    flask_restful = _optional("flask_restful")
-    app = Flask(__name__)
-    api = flask_restful.Api(app)
-    things = dict(THINGS)
-
-    def thing(key):
-        return {"key": key, "name": things[key],
-                "url": url_for("thingdetail", key=key, _external=True)}
-
-    class ThingList(flask_restful.Resource):
-        """All things. POST a name to add one."""
-
-        def get(self):
-            return [thing(key) for key in sorted(things)]
-
-        def post(self):
-            key = max(things, default=0) + 1
-            things[key] = request.get_json()["name"]
-            return thing(key), 201
-
-    class ThingDetail(flask_restful.Resource):
-        """One thing."""
-
-        def get(self, key):
-            if key not in things:
-                flask_restful.abort(404, message="No such thing.")
-            return thing(key)
-
-        def put(self, key):
-            things[key] = request.get_json()["name"]
-            return thing(key)
-
-        def delete(self, key):
-            things.pop(key, None)
-            return "", 204
-
-    api.add_resource(ThingList, "/things/")
-    api.add_resource(ThingDetail, "/things/<int:key>")
-    return _finish(app, browsable)
-
-
-def _smorest_things(browsable=True):
-    """The same API as a flask-smorest Blueprint with marshmallow schemas."""
-    flask_smorest = _optional("flask_smorest")
-    ma = _optional("marshmallow")
-    app = Flask(__name__)
-    app.config.update(API_TITLE="Things", API_VERSION="1", OPENAPI_VERSION="3.0.3")
-    api = flask_smorest.Api(app)
-    blp = flask_smorest.Blueprint("things", __name__, url_prefix="/things")
-    things = dict(THINGS)
-
-    class ThingSchema(ma.Schema):
-        key = ma.fields.Int(dump_only=True)
-        name = ma.fields.Str(required=True)
-        url = ma.fields.Function(
-            lambda thing: url_for("things.ThingDetail", key=thing["key"], _external=True),
-            dump_only=True)
-
-    @blp.route("/")
-    class ThingList(MethodView):
-        """All things. POST a name to add one."""
-
-        @blp.response(200, ThingSchema(many=True))
-        def get(self):
-            return [{"key": key, "name": name} for key, name in sorted(things.items())]
-
-        @blp.arguments(ThingSchema)
-        @blp.response(201, ThingSchema)
-        def post(self, data):
-            key = max(things, default=0) + 1
-            things[key] = data["name"]
-            return {"key": key, "name": things[key]}
-
-    @blp.route("/<int:key>")
-    class ThingDetail(MethodView):
-        """One thing."""
-
-        @blp.response(200, ThingSchema)
-        def get(self, key):
-            if key not in things:
-                flask_smorest.abort(404, message="No such thing.")
-            return {"key": key, "name": things[key]}
-
-        @blp.arguments(ThingSchema)
-        @blp.response(200, ThingSchema)
-        def put(self, data, key):
-            things[key] = data["name"]
-            return {"key": key, "name": things[key]}
-
-        @blp.response(204)
-        def delete(self, key):
-            things.pop(key, None)
-
-    api.register_blueprint(blp)
-    return _finish(app, browsable)
-
-
-def _finish(app, browsable):
-    app.testing = True
-    if browsable:
-        BrowsableAPI(app)
-    return app
-
-
-THING_APPS = {"flask": _plain_things, "flask-restful": _restful_things,
-              "flask-smorest": _smorest_things}
 
 
 def _exchange(client, method, path, accept, body=None):
