@@ -930,7 +930,7 @@ def test_throttled_without_wait_has_no_retry_after(app, client):
     assert response.status_code == 429 and "Retry-After" not in response.headers
 
 
-def test_api_exception_subclass_with_class_attributes(app, client):
+def test_api_exception_subclass_takes_status_and_detail_from_class_attributes(app, client):
     class PaymentRequired(APIException):
         status_code = 402
         detail = "Pay first."
@@ -3204,7 +3204,7 @@ def test_options_on_notes_app_describes_the_list_view(notes_client):
     assert description["description"].startswith("All notes, ordered by key.")
 
 
-def test_method_view_returns_lists_and_dicts(app, client):
+def test_method_view_may_return_a_list_or_a_dict_with_a_status(app, client):
     _add_mixed_routes(app)
     assert _json(client.get("/items/")) == [{"item": "apple"}]
     created = client.post("/items/", json={"item": "pear"})
@@ -4446,7 +4446,7 @@ def test_put_of_a_json_body_that_is_not_an_object_is_a_400_and_changes_nothing(
 
 
 @pytest.mark.parametrize("key", [0, 1, 2])
-def test_get_note_returns_it(notes_client, key):
+def test_get_of_a_note_gives_its_url_and_text(notes_client, key):
     resp = notes_client.get("/{}/".format(key))
     assert resp.status_code == 200
     assert resp.get_json() == {"url": "http://localhost/{}/".format(key),
