@@ -1799,10 +1799,11 @@ def test_a_docstring_is_cut_at_a_line_of_three_dashes_where_openapi_yaml_begins(
     ("/shop/7/reviews/", [("Home", "/"), ("shop", "/shop/"), ("7", "/shop/7/"),
                           ("reviews", "/shop/7/reviews/")]),
     ("/api/v1/things/", [("Home", "/"), ("things", "/api/v1/things/")]),  # no route at /api/
+    ("/tools/3", [("Home", "/"), ("tools", "/tools"), ("3", "/tools/3")]),  # no trailing slash
 ])
 def test_page_breadcrumbs_link_each_routable_prefix_of_the_path(app, client, path, crumbs):
     for rule in ("/", "/shop/", "/shop/<int:item>/", "/shop/<int:item>/reviews/",
-                 "/api/v1/things/"):
+                 "/api/v1/things/", "/tools", "/tools/<int:key>"):
         app.add_url_rule(rule, rule, lambda **kwargs: {"ok": True})
     page = _browse(client, path)
     links = page.find("a", within=page.one("nav"))
@@ -2257,6 +2258,16 @@ def test_page_renderer_subclass_template_overrides_a_block(app, client, how):
     _assert_inert(page)
 
 
+def test_a_template_of_its_own_shows_the_body_as_the_pages_json_text(app, client):
+    class PlainRenderer(BrowsableAPIRenderer):
+        template = "{% extends base %}{% block content %}<pre>{{ body }}</pre>{% endblock %}"
+
+    app.config["DEFAULT_RENDERERS"] = [JSONRenderer, PlainRenderer]
+    app.add_url_rule("/", "widgets", lambda: {"widgets": ["<b>anvil</b>"]})
+    page = _browse(client, "/")
+    assert json.loads(page.one("pre").text) == {"widgets": ["<b>anvil</b>"]}
+
+
 def test_page_template_blocks_can_use_flasks_template_globals(app, client):
     class LinkingRenderer(BrowsableAPIRenderer):
         template = ("{% extends base %}{% block branding %}{{ config.BROWSABLE_API_BRANDING }}"
@@ -2421,6 +2432,7 @@ def test_a_plain_form_delete_answered_204_sends_the_browser_to_the_collection(li
     (["/shop/<int:item>/", "/shop/<int:item>/reviews/<int:key>"], "/shop/7/reviews/3", "/shop/7/"),
     (["/a/b/<int:key>"], "/a/b/3", "/"),  # no route at /a/ or /a/b/: the root
     (["/<int:key>"], "/3", "/"),
+    (["/tools", "/tools/<int:key>"], "/tools/3", "/tools"),  # a collection without a slash
 ])
 def test_a_plain_form_delete_goes_to_the_nearest_prefix_that_routes(app, client, rules, path,
                                                                     parent):
