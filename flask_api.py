@@ -1356,7 +1356,8 @@ def _breadcrumbs(app: Flask, req: Request) -> List[Tuple[str, str]]:
             path = req.path
         else:
             adapter = adapter or _url_adapter(app, req)
-            for path in (path, path[:-1]):
+            prefix = path
+            for path in (prefix, prefix[:-1]):
                 if adapter is not None and _routes(adapter, path):
                     break
             else:
