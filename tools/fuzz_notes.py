@@ -1,12 +1,13 @@
 """Fuzz the notes app over real sockets: odd and malformed requests must never get a 5xx.
 
-    python fuzz_notes.py                              # 3000 requests, to gunicorn it starts
-    python fuzz_notes.py --requests 200 --seed 7      # a short run that repeats exactly
-    python fuzz_notes.py --url http://127.0.0.1:8000  # a notes server already running
+    python tools/fuzz_notes.py                               # 3000 requests, to gunicorn it starts
+    python tools/fuzz_notes.py --requests 200 --seed 7       # a short run that repeats exactly
+    python tools/fuzz_notes.py --url http://127.0.0.1:8000   # a notes server already running
 
 Without ``--url`` it starts ``gunicorn --workers 1 --threads 8 notes_app:app`` (the setup the
-README recommends) on 127.0.0.1, on a port the kernel picks, and stops it at the end. With
-``--url`` the server must be a notes app on this machine with its three initial notes.
+README recommends) in the repository root, on 127.0.0.1, on a port the kernel picks, and stops
+it at the end. With ``--url`` the server must be a notes app on this machine with its three
+initial notes.
 
 Each request is written byte by byte on a socket of its own, so it can be what client
 libraries refuse to send: malformed and truncated JSON, broken chunked bodies, JSON with lone
@@ -52,6 +53,7 @@ import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple, cast
 from urllib.parse import quote_plus, urlsplit
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # where notes_app.py is
 # The notes app's store when it starts (notes_app.INITIAL_NOTES), as the README documents it.
 INITIAL_NOTES = {0: "do the shopping", 1: "build the codez", 2: "paint the door"}
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -603,11 +605,10 @@ class Server:
     """``gunicorn --workers 1 --threads 8 notes_app:app`` on 127.0.0.1, its output in a file."""
 
     def __init__(self, startup_timeout: float) -> None:
-        here = os.path.dirname(os.path.abspath(__file__))
         handle, self.log_path = tempfile.mkstemp(prefix="fuzz-notes-gunicorn-", suffix=".log")
         command = [sys.executable, "-m", "gunicorn", "--workers", "1", "--threads", "8",
                    "--bind", "127.0.0.1:0", "--graceful-timeout", "3", "notes_app:app"]
-        self.process = subprocess.Popen(command, cwd=here, stdin=subprocess.DEVNULL,
+        self.process = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL,
                                         stdout=handle, stderr=subprocess.STDOUT)
         os.close(handle)
         self.offset = 0
