@@ -787,20 +787,24 @@ class Findings:
         self.violations = []  # type: List[Dict[str, Any]]
 
     def answered(self, probe: Probe, answer: Answer, seconds: float) -> None:
+        """Count the answer's status, and keep the slowest request's time and shape."""
         self.statuses[answer.label] += 1
         self.slowest = max(self.slowest, (seconds, probe.shape))
 
     def record(self, violation: Violation, probe: Probe, answer: Answer, logged: str) -> None:
+        """A violation by one request: with the request as sent and what the server logged."""
         self.add(violation.kind, violation.detail, probe.shape, probe.describe(self.host),
                  answer.label, exception_summary(logged), logged.strip()[-3000:])
 
     def add(self, kind: str, detail: str, shape: str = "check", request: str = "",
             answer: str = "", exception: Tuple[str, str] = ("", ""), log: str = "") -> None:
+        """A violation at the current request; a check of the whole store is shape "check"."""
         self.violations.append({
             "kind": kind, "detail": detail, "index": self.sent, "shape": shape,
             "request": request, "answer": answer, "exception": exception, "log": log})
 
     def summary(self, seconds: float, peak_memory: int) -> str:
+        """The closing line: requests, seconds, seed, status histogram, violations."""
         histogram = " ".join("{}:{}".format(label, count)
                              for label, count in sorted(self.statuses.items()))
         memory = ", worker peak {} MiB".format(peak_memory) if peak_memory else ""
@@ -821,6 +825,7 @@ class Findings:
         return "\n".join(lines)
 
     def report_kind(self, kind: str, answer: str, where: str, cases: List[Any]) -> List[str]:
+        """One kind's lines: its count, shapes, first request, detail and server log."""
         shapes = collections.Counter(case["shape"] for case in cases)
         first = cases[0]
         lines = ["", "VIOLATION {} ({} x{}) seed {} request #{}".format(
