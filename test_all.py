@@ -36,7 +36,6 @@ from werkzeug.datastructures import FileStorage, MultiDict
 from werkzeug.exceptions import NotFound as WerkzeugNotFound
 from werkzeug.exceptions import default_exceptions
 
-import bench
 import flask_api
 import notes_app
 from flask_api import (
@@ -66,6 +65,7 @@ from flask_api import (
     set_renderers,
     status,
 )
+from tools.postgres import Postgres
 
 # ---------------------------------------------------------------------------
 # Shared fixtures and helpers: apps, the notes app and the Flask test client
@@ -831,7 +831,7 @@ def postgres():
     found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
     if not found:
         _no_postgres("the PostgreSQL tests need its server (Debian: apt-get install postgresql)")
-    server = bench.Postgres(os.path.dirname(found[-1]))
+    server = Postgres(os.path.dirname(found[-1]))
     server.start()
     try:
         yield server
@@ -5138,11 +5138,11 @@ def test_random_bad_input_never_gives_a_500_or_changes_notes_it_rejects(seed):
 
 
 def test_fuzz_run_against_gunicorn_over_sockets_finds_no_violation():
-    """fuzz_notes.py for 200 requests (CI runs 3000): odd requests on raw sockets to
+    """tools/fuzz_notes.py for 200 requests (CI runs 3000): odd requests on raw sockets to
     gunicorn never get a 5xx, and GET / always lists what the successful writes stored."""
     pytest.importorskip("gunicorn", reason="the fuzz run serves the notes app with gunicorn")
     result = subprocess.run(
-        [sys.executable, "fuzz_notes.py", "--requests", "200", "--seed", "1",
+        [sys.executable, "tools/fuzz_notes.py", "--requests", "200", "--seed", "1",
          "--check-every", "50", "--time-limit", "60"],
         cwd=os.path.dirname(os.path.abspath(notes_app.__file__)),
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=180)

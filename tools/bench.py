@@ -1,8 +1,10 @@
 """Benchmark: the notes API on FlaskAPI against the same API on bare Flask.
 
-    python bench.py              # full run, about half a minute; prints Markdown tables
-    python bench.py --quick      # 3 short rounds, a CI smoke test
-    python bench.py --rounds 11  # more rounds for steadier numbers
+    python tools/bench.py              # full run, about half a minute; prints Markdown tables
+    python tools/bench.py --quick      # 3 short rounds, a CI smoke test
+    python tools/bench.py --rounds 11  # more rounds for steadier numbers
+
+From the repository root, where it finds ``flask_api.py`` and ``notes_app.py``.
 
 Both apps live in this process and are called as WSGI callables, no sockets: each
 scenario builds its environ once with werkzeug's ``EnvironBuilder`` and every call
@@ -38,14 +40,12 @@ scenario within 1.05x bare Flask, the HTML page within 2x the JSON list, and
 
 import argparse
 import gc
-import glob
 import io
 import json
 import os
 import platform
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -63,6 +63,8 @@ try:
 except ImportError:  # Windows
     resource = None  # type: ignore[assignment]
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)  # run as tools/bench.py: import flask_api and notes_app from the root
 JSON_ACCEPT = "application/json"
 BROWSER_ACCEPT = ("text/html,application/xhtml+xml,application/xml;q=0.9,"
                   "image/avif,image/webp,*/*;q=0.8")
@@ -410,13 +412,12 @@ def _vm_hwm_kib() -> Optional[int]:
 
 def memory(requests: int) -> Dict[str, Dict[str, Any]]:
     """Run the memory child for each app; their parsed reports."""
-    here = os.path.dirname(os.path.abspath(__file__))
     out = {}
     for which in ("flaskapi", "flask"):
         proc = subprocess.run(
             [sys.executable, os.path.abspath(__file__), "--memory", which,
              "--memory-requests", str(requests)],
-            cwd=here, stdout=subprocess.PIPE, check=True)
+            cwd=ROOT, stdout=subprocess.PIPE, check=True)
         out[which] = json.loads(proc.stdout.decode().strip().splitlines()[-1])
     return out
 
@@ -528,53 +529,6 @@ def _shown(times: Dict[str, float], name: str) -> str:
 # The notes stores under gunicorn: memory, SQLite, PostgreSQL, over real sockets
 # ---------------------------------------------------------------------------
 
-class Postgres:
-    """A PostgreSQL server of its own, from the installed binaries: a new cluster in a
-    temporary folder, on a free port of 127.0.0.1, run as the unprivileged ``postgres``
-    user when this runs as root (PostgreSQL refuses root). The tests use it too."""
-
-    def __init__(self, bindir: str) -> None:
-        self.bindir, self.root = bindir, tempfile.mkdtemp(prefix="notes-pg-")
-        self.data, self.databases = os.path.join(self.root, "data"), 0
-        self.run_as = ["runuser", "-u", "postgres", "--"] if os.getuid() == 0 else []
-        os.chmod(self.root, 0o755)
-        if self.run_as:
-            shutil.chown(self.root, "postgres", "postgres")
-        self._run("initdb", "-D", self.data, "-U", "notes", "--auth=trust", "-E", "UTF8")
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
-
-    @staticmethod
-    def find() -> Optional[str]:
-        """The newest installed server's binaries (Debian's layout), or None."""
-        found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-        return os.path.dirname(found[-1]) if found else None
-
-    def _run(self, program: str, *args: str) -> None:
-        subprocess.run(self.run_as + [os.path.join(self.bindir, program)] + list(args),
-                       check=True, stdout=subprocess.DEVNULL, timeout=60)
-
-    def start(self) -> None:
-        self._run("pg_ctl", "-D", self.data, "-l", os.path.join(self.root, "log"), "-w", "-o",
-                  "-p {} -k {} -h 127.0.0.1".format(self.port, self.root), "start")
-
-    def stop(self, mode: str = "fast") -> None:
-        self._run("pg_ctl", "-D", self.data, "-m", mode, "-w", "stop")
-
-    def new_database(self) -> str:
-        """The URL of a new, empty database on this server."""
-        import psycopg
-        self.databases += 1
-        name = "notes_{}".format(self.databases)
-        with psycopg.connect(self.url("postgres"), autocommit=True) as db:
-            db.execute("CREATE DATABASE " + name)
-        return self.url(name)
-
-    def url(self, name: str) -> str:
-        return "postgresql://notes@127.0.0.1:{}/{}".format(self.port, name)
-
-
 def _serve(workers: int, threads: int, env: Dict[str, str]) -> Tuple[Any, int]:
     """notes_app under gunicorn on 127.0.0.1: the process and its port, once it answers."""
     gunicorn = os.path.join(os.path.dirname(sys.executable), "gunicorn")
@@ -582,7 +536,7 @@ def _serve(workers: int, threads: int, env: Dict[str, str]) -> Tuple[Any, int]:
         proc = subprocess.Popen([gunicorn, "--workers", str(workers), "--threads", str(threads),
                                  "--bind", "127.0.0.1:0", "notes_app:app"], env=env, stdout=log,
                                 stderr=subprocess.STDOUT,
-                                cwd=os.path.dirname(os.path.abspath(__file__)))
+                                cwd=ROOT)
         deadline, text = time.monotonic() + 60, ""
         while time.monotonic() < deadline:
             log.seek(0)
@@ -638,6 +592,7 @@ def stores(requests: int) -> List[Tuple[str, str, Optional[Tuple[float, float]]]
     results = []  # type: List[Tuple[str, str, Optional[Tuple[float, float]]]]
     temp = tempfile.mkdtemp(prefix="notes-bench-")
     server = None
+    from tools.postgres import Postgres
     bindir = Postgres.find()
     try:
         import psycopg  # noqa: F401
@@ -735,7 +690,7 @@ def memory_table(report: Dict[str, Dict[str, Any]], requests: int) -> str:
             label, _mib(row["hwm_kib"]), _mib(row["maxrss_kib"]), row["tracemalloc_peak_kib"]))
     lines.append("")
     lines.append("Each app in a process of its own, after {} requests. On Linux ru_maxrss keeps "
-                 "the parent's peak across exec, so it is a floor set by bench.py itself; "
+                 "the parent's peak across exec, so it is a floor set by the benchmark itself; "
                  "VmHWM is the child's own.".format(requests))
     return "\n".join(lines)
 
