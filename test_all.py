@@ -721,15 +721,15 @@ NOTES_DIR = os.path.dirname(os.path.abspath(notes_app.__file__))
 GUNICORN = os.path.join(os.path.dirname(sys.executable), "gunicorn")
 
 
-def _wait_for_gunicorn(proc, log):
-    """The port gunicorn listens on, once its 4 workers have booted and / answers."""
+def _wait_for_gunicorn(proc, log, workers=4):
+    """The port gunicorn listens on, once its ``workers`` have booted and / answers."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         with open(log) as lines:
             text = lines.read()
         assert proc.poll() is None, "gunicorn exited:\n" + text
         port = re.search(r"Listening at: http://127\.0\.0\.1:([0-9]+)", text)
-        if port and text.count("Booting worker") >= 4:
+        if port and text.count("Booting worker") >= workers:
             try:
                 if _http(int(port.group(1)), "GET", "/")[0] == 200:
                     return int(port.group(1))
@@ -762,18 +762,11 @@ def _gunicorn(tmp_path, name, env, workers=2):
         proc = subprocess.Popen([GUNICORN, "--workers", str(workers), "--threads", "4",
                                  "--bind", "127.0.0.1:0", "notes_app:app"], cwd=NOTES_DIR,
                                 env=env, stdout=out, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        text = _read(log)
-        found = re.search(r"Listening at: http://127\.0\.0\.1:([0-9]+)", text)
-        if found and text.count("Booting worker") >= workers:
-            with contextlib.suppress(OSError):
-                if _http(int(found.group(1)), "GET", "/")[0] == 200:
-                    return proc, int(found.group(1))
-        assert proc.poll() is None, text
-        time.sleep(0.05)
-    proc.kill()
-    pytest.fail("gunicorn did not answer:\n" + _read(log))
+    try:
+        return proc, _wait_for_gunicorn(proc, log, workers)
+    except BaseException:  # pytest.fail's too
+        _stop(proc)
+        raise
 
 
 def _stop(proc):
@@ -6125,12 +6118,7 @@ def gunicorn_notes(tmp_path):
 
         yield port, pids
     finally:
-        proc.terminate()
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        _stop(proc)
 
 
 def _path_of(key):
