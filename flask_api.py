@@ -988,7 +988,7 @@ class _Routes(typing.NamedTuple):
 
 def _described_routes(app: Flask) -> _Routes:
     """The description of the app's routes, built again when routes change."""
-    size = (len(app.view_functions), len(list(app.url_map.iter_rules())))  # list(): in C
+    size = (len(app.view_functions), len(list(app.url_map.iter_rules())))
     described = app.extensions.get("flask_api_routes")
     if described is None or described.size != size:
         rules = sorted(app.url_map.iter_rules(), key=lambda rule: rule.rule)
