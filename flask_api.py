@@ -2012,9 +2012,7 @@ def openapi_document(app: Flask) -> Dict[str, Any]:
     routes = _described_routes(app)
     cached = app.extensions.get("flask_api_openapi")
     if cached is None or cached[0] is not routes:
-        document = _document(app, routes.routes)
-        cached = app.extensions["flask_api_openapi"] = (
-            routes, document, json.dumps(document).encode("utf-8"))
+        cached = app.extensions["flask_api_openapi"] = (routes, _document(app, routes.routes))
     return cast(Dict[str, Any], cached[1])
 
 
@@ -2215,9 +2213,7 @@ def _openapi_document() -> Any:
             return app.view_functions[route.rule.endpoint](**(req.view_args or {}))
     if app.config.get("OPENAPI_URL") != req.url_rule.rule:  # turned off, or moved
         abort(HTTP_404_NOT_FOUND)
-    openapi_document(app)
-    return app.response_class(app.extensions["flask_api_openapi"][2],
-                              mimetype="application/json")
+    return app.response_class(json.dumps(openapi_document(app)), mimetype="application/json")
 
 
 def _add_openapi_route(app: Flask) -> None:
