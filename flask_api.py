@@ -2226,8 +2226,7 @@ def _add_openapi_route(app: Flask) -> None:
         @app.cli.command("openapi")
         def print_openapi() -> None:
             """Print the app's OpenAPI document."""
-            click.echo(json.dumps(openapi_document(_current_app._get_current_object()),
-                                  indent=2))
+            click.echo(json.dumps(openapi_document(app), indent=2))
 
 
 # ---------------------------------------------------------------------------
