@@ -2110,7 +2110,7 @@ def _operation(app: Flask, route: _Route, method: str, parameters: List[Dict[str
                                 {"type": "object"}} for parser in route.parsers[method]}}
     operation["responses"] = _responses(app, route, method)
     operation = _with_fragments(operation, route, method)
-    for response in operation.get("responses", {}).values():  # the fragment's too
+    for response in operation.get("responses", {}).values():  # the success, the fragment's
         content = response.get("content") if isinstance(response, dict) else None
         if isinstance(content, dict):  # any of the renderers renders any data
             for renderer in route.renderers[method]:
@@ -2141,11 +2141,10 @@ def _query_parameters(app: Flask, renderers: Tuple[Any, ...]) -> List[Dict[str, 
 
 
 def _responses(app: Flask, route: _Route, method: str) -> Dict[str, Any]:
-    """A success with the renderers' media types; on a FlaskAPI app, the framework's own
-    errors as ``{"detail": ...}``; on another, the app's own answers as the default."""
+    """A success (`_operation` adds its media types); on a FlaskAPI app, the framework's
+    own errors as ``{"detail": ...}``; on another, the app's own answers as the default."""
     renderers = route.renderers[method]
-    success = {"description": "Success.", "content": {
-        renderer.media_type: {} for renderer in renderers}}  # type: Dict[str, Any]
+    success = {"description": "Success.", "content": {}}  # type: Dict[str, Any]
     if not isinstance(app, FlaskAPI):
         return {"200": success, "default": {"description": "The app's own answer."}}
     codes = [HTTP_406_NOT_ACCEPTABLE]
