@@ -2061,7 +2061,7 @@ def _converter_schema(converter: Any) -> Dict[str, Any]:
     """werkzeug's converters as JSON Schema; one it does not ship is a string."""
     if isinstance(converter, (routing.IntegerConverter, routing.FloatConverter)):
         number = "integer" if isinstance(converter, routing.IntegerConverter) else "number"
-        return _bounded(number, converter.min, converter.max, getattr(converter, "signed", False))
+        return _bounded(number, converter.min, converter.max, converter.signed)
     if isinstance(converter, routing.UUIDConverter):
         return {"type": "string", "format": "uuid"}
     if isinstance(converter, routing.AnyConverter):  # werkzeug 1.0 keeps its items in its regex
