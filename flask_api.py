@@ -2143,7 +2143,6 @@ def _query_parameters(app: Flask, renderers: Tuple[Any, ...]) -> List[Dict[str, 
 def _responses(app: Flask, route: _Route, method: str) -> Dict[str, Any]:
     """A success (`_operation` adds its media types); on a FlaskAPI app, the framework's
     own errors as ``{"detail": ...}``; on another, the app's own answers as the default."""
-    renderers = route.renderers[method]
     success = {"description": "Success.", "content": {}}  # type: Dict[str, Any]
     if not isinstance(app, FlaskAPI):
         return {"200": success, "default": {"description": "The app's own answer."}}
@@ -2156,7 +2155,7 @@ def _responses(app: Flask, route: _Route, method: str) -> Dict[str, Any]:
     error = {str(renderer.media_type): {"schema": {"$ref": "#/components/schemas/Error"}
                                         if "json" in str(renderer.media_type) else
                                         {"type": "string"}}
-             for renderer in renderers}
+             for renderer in route.renderers[method]}
     responses = {"200": success}
     for code in sorted(codes):
         responses[str(code)] = {"description": _ERROR_CODES[code], "content": error}
