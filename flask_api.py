@@ -2038,8 +2038,7 @@ def _document(app: Flask, routes: List[_Route]) -> Dict[str, Any]:
 
 
 def _info(app: Flask) -> Dict[str, Any]:
-    """Title and version from ``API_TITLE``/``API_VERSION`` (flask-smorest's keys too),
-    else the app's name and its module's ``__version__``."""
+    """The document's info; ``API_TITLE`` and ``API_VERSION`` are flask-smorest's keys too."""
     module = sys.modules.get(app.import_name)
     info = {"title": str(app.config.get("API_TITLE") or _title(app.name) or app.name),
             "version": str(app.config.get("API_VERSION")
