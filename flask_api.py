@@ -2175,13 +2175,15 @@ def _with_fragments(operation: Dict[str, Any], route: _Route, method: str) -> Di
 
 
 def _deep_merged(base: Dict[str, Any], fragment: Dict[str, Any]) -> Dict[str, Any]:
-    """``fragment`` merged into a copy of ``base``, dict by dict; a None value removes."""
+    """``fragment`` merged into a copy of ``base``, dict by dict; a None value removes.
+    Each dict is copied: the document must not share (and then change) the fragment's."""
     merged = dict(base)
     for key, value in fragment.items():
         if value is None:
             merged.pop(key, None)
-        elif isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = _deep_merged(merged[key], value)
+        elif isinstance(value, dict):
+            below = merged.get(key)
+            merged[key] = _deep_merged(below if isinstance(below, dict) else {}, value)
         else:
             merged[key] = value
     return merged
