@@ -4008,6 +4008,25 @@ def test_a_route_the_app_has_at_the_documents_url_wins(make):
     assert "/openapi.json" in openapi_document(app)["paths"]  # documented as the app's own
 
 
+def test_an_async_view_the_app_has_at_the_documents_url_is_run():
+    pytest.importorskip("asgiref")
+    app = FlaskAPI(__name__)
+    if not hasattr(app, "ensure_sync"):
+        pytest.skip("async views need Flask >= 2.0")
+
+    async def mine():
+        return {"mine": True}
+    app.add_url_rule("/openapi.json", "mine", mine)
+    # A thread of its own: Playwright's sync API may keep an event loop running in this one.
+    responses = []
+    worker = threading.Thread(target=lambda: responses.append(
+        app.test_client().get("/openapi.json", headers=JSON)))
+    worker.start()
+    worker.join(30)
+    assert responses[0].status_code == 200
+    assert responses[0].get_json() == {"mine": True}
+
+
 def test_the_document_is_a_call_and_a_flask_command():
     app = notes_app.create_app()
     result = app.test_cli_runner().invoke(args=["openapi"])
