@@ -1998,9 +1998,7 @@ def openapi_document(app: Flask) -> Dict[str, Any]:
     routes = _described_routes(app)
     cached = app.extensions.get("flask_api_openapi")
     if cached is None or cached[0] is not routes:
-        document = _document(app, routes.routes)
-        cached = app.extensions["flask_api_openapi"] = (
-            routes, document, json.dumps(document).encode("utf-8"))
+        cached = app.extensions["flask_api_openapi"] = (routes, _document(app, routes.routes))
     return cast(Dict[str, Any], cached[1])
 
 
@@ -2026,8 +2024,7 @@ def _document(app: Flask, routes: List[_Route]) -> Dict[str, Any]:
 
 
 def _info(app: Flask) -> Dict[str, Any]:
-    """Title and version from ``API_TITLE``/``API_VERSION`` (flask-smorest's keys too),
-    else the app's name and its module's ``__version__``."""
+    """The document's info; ``API_TITLE`` and ``API_VERSION`` are flask-smorest's keys too."""
     module = sys.modules.get(app.import_name)
     info = {"title": str(app.config.get("API_TITLE") or _title(app.name) or app.name),
             "version": str(app.config.get("API_VERSION")
@@ -2049,7 +2046,7 @@ def _converter_schema(converter: Any) -> Dict[str, Any]:
     """werkzeug's converters as JSON Schema; one it does not ship is a string."""
     if isinstance(converter, (routing.IntegerConverter, routing.FloatConverter)):
         number = "integer" if isinstance(converter, routing.IntegerConverter) else "number"
-        return _bounded(number, converter.min, converter.max, getattr(converter, "signed", False))
+        return _bounded(number, converter.min, converter.max, converter.signed)
     if isinstance(converter, routing.UUIDConverter):
         return {"type": "string", "format": "uuid"}
     if isinstance(converter, routing.AnyConverter):  # werkzeug 1.0 keeps its items in its regex
@@ -2098,7 +2095,7 @@ def _operation(app: Flask, route: _Route, method: str, parameters: List[Dict[str
                                 {"type": "object"}} for parser in route.parsers[method]}}
     operation["responses"] = _responses(app, route, method)
     operation = _with_fragments(operation, route, method)
-    for response in operation.get("responses", {}).values():  # the fragment's too
+    for response in operation.get("responses", {}).values():  # the success, the fragment's
         content = response.get("content") if isinstance(response, dict) else None
         if isinstance(content, dict):  # any of the renderers renders any data
             for renderer in route.renderers[method]:
@@ -2129,11 +2126,9 @@ def _query_parameters(app: Flask, renderers: Tuple[Any, ...]) -> List[Dict[str, 
 
 
 def _responses(app: Flask, route: _Route, method: str) -> Dict[str, Any]:
-    """A success with the renderers' media types; on a FlaskAPI app, the framework's own
-    errors as ``{"detail": ...}``; on another, the app's own answers as the default."""
-    renderers = route.renderers[method]
-    success = {"description": "Success.", "content": {
-        renderer.media_type: {} for renderer in renderers}}  # type: Dict[str, Any]
+    """A success (`_operation` adds its media types); on a FlaskAPI app, the framework's
+    own errors as ``{"detail": ...}``; on another, the app's own answers as the default."""
+    success = {"description": "Success.", "content": {}}  # type: Dict[str, Any]
     if not isinstance(app, FlaskAPI):
         return {"200": success, "default": {"description": "The app's own answer."}}
     codes = [HTTP_406_NOT_ACCEPTABLE]
@@ -2145,7 +2140,7 @@ def _responses(app: Flask, route: _Route, method: str) -> Dict[str, Any]:
     error = {str(renderer.media_type): {"schema": {"$ref": "#/components/schemas/Error"}
                                         if "json" in str(renderer.media_type) else
                                         {"type": "string"}}
-             for renderer in renderers}
+             for renderer in route.renderers[method]}
     responses = {"200": success}
     for code in sorted(codes):
         responses[str(code)] = {"description": _ERROR_CODES[code], "content": error}
@@ -2166,13 +2161,15 @@ def _with_fragments(operation: Dict[str, Any], route: _Route, method: str) -> Di
 
 
 def _deep_merged(base: Dict[str, Any], fragment: Dict[str, Any]) -> Dict[str, Any]:
-    """``fragment`` merged into a copy of ``base``, dict by dict; a None value removes."""
+    """``fragment`` merged into a copy of ``base``, dict by dict; a None value removes.
+    Each dict is copied: the document must not share (and then change) the fragment's."""
     merged = dict(base)
     for key, value in fragment.items():
         if value is None:
             merged.pop(key, None)
-        elif isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = _deep_merged(merged[key], value)
+        elif isinstance(value, dict):
+            below = merged.get(key)
+            merged[key] = _deep_merged(below if isinstance(below, dict) else {}, value)
         else:
             merged[key] = value
     return merged
@@ -2198,12 +2195,13 @@ def _openapi_document() -> Any:
         if (route.rule.rule == req.url_rule.rule and route.rule.endpoint != _OPENAPI_ENDPOINT
                 and req.method in (route.rule.methods or ())):
             req.url_rule = route.rule
-            return app.view_functions[route.rule.endpoint](**(req.view_args or {}))
+            view = app.view_functions[route.rule.endpoint]
+            if inspect.iscoroutinefunction(view):  # Flask 2.0+ runs it, as its dispatch would
+                view = app.ensure_sync(view)
+            return view(**(req.view_args or {}))
     if app.config.get("OPENAPI_URL") != req.url_rule.rule:  # turned off, or moved
         abort(HTTP_404_NOT_FOUND)
-    openapi_document(app)
-    return app.response_class(app.extensions["flask_api_openapi"][2],
-                              mimetype="application/json")
+    return app.response_class(json.dumps(openapi_document(app)), mimetype="application/json")
 
 
 def _add_openapi_route(app: Flask) -> None:
@@ -2216,8 +2214,7 @@ def _add_openapi_route(app: Flask) -> None:
         @app.cli.command("openapi")
         def print_openapi() -> None:
             """Print the app's OpenAPI document."""
-            click.echo(json.dumps(openapi_document(_current_app._get_current_object()),
-                                  indent=2))
+            click.echo(json.dumps(openapi_document(app), indent=2))
 
 
 # ---------------------------------------------------------------------------

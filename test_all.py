@@ -3918,6 +3918,39 @@ def test_set_openapi_merges_a_fragment_into_the_operations_of_a_view():
     assert (cups["summary"], cups["tags"]) == ("Count the cups.", ["kitchen"])
 
 
+def test_a_fragment_shared_by_two_views_lists_each_ones_own_media_types():
+    busy = {"description": "Busy.", "content": {"application/json": {}}}
+    app = FlaskAPI(__name__)
+
+    @app.route("/page")
+    @set_openapi({"responses": {"503": busy}})
+    def page():
+        return {}
+
+    @app.route("/json")
+    @set_renderers(JSONRenderer)
+    @set_openapi({"responses": {"503": busy}})
+    def json_only():
+        return {}
+    document = _validated(app.openapi())
+    assert list(_operation(document, "/page", "get")["responses"]["503"]["content"]) == [
+        "application/json", "text/html"]
+    assert list(_operation(document, "/json", "get")["responses"]["503"]["content"]) == [
+        "application/json"]  # not the page's text/html, which /json does not render
+    assert busy == {"description": "Busy.", "content": {"application/json": {}}}
+
+
+def test_a_none_in_a_fragment_removes_at_any_depth_and_is_never_null():
+    app = FlaskAPI(__name__)
+
+    @app.route("/tea", methods=["POST"])
+    @set_openapi({"post": {"responses": {"201": {"description": "Made.", "content": None}}}})
+    def tea():
+        return {}, 201
+    made = _operation(_validated(app.openapi()), "/tea", "post")["responses"]["201"]
+    assert made == {"description": "Made."}
+
+
 def test_info_comes_from_config_keys():
     app = FlaskAPI(__name__)
     app.config.update(API_TITLE="Tea", API_VERSION="2.1", API_DESCRIPTION="Hot drinks.")
@@ -3973,6 +4006,25 @@ def test_a_route_the_app_has_at_the_documents_url_wins(make):
     assert client.get("/openapi.json", headers=JSON).get_json() == {"mine": True}
     assert client.put("/openapi.json", headers=JSON).get_json() == {"mine": True}
     assert "/openapi.json" in openapi_document(app)["paths"]  # documented as the app's own
+
+
+def test_an_async_view_the_app_has_at_the_documents_url_is_run():
+    pytest.importorskip("asgiref")
+    app = FlaskAPI(__name__)
+    if not hasattr(app, "ensure_sync"):
+        pytest.skip("async views need Flask >= 2.0")
+
+    async def mine():
+        return {"mine": True}
+    app.add_url_rule("/openapi.json", "mine", mine)
+    # A thread of its own: Playwright's sync API may keep an event loop running in this one.
+    responses = []
+    worker = threading.Thread(target=lambda: responses.append(
+        app.test_client().get("/openapi.json", headers=JSON)))
+    worker.start()
+    worker.join(30)
+    assert responses[0].status_code == 200
+    assert responses[0].get_json() == {"mine": True}
 
 
 def test_the_document_is_a_call_and_a_flask_command():
