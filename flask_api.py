@@ -1023,7 +1023,10 @@ def _in_force(app: Flask, view: Any, method: str, attribute: str) -> Tuple[Any, 
         return _resolve(tuple(BrowsableAPI.renderer_classes), "renderer_classes")
     classes = _view_classes(view, method, attribute)
     setting = "DEFAULT_PARSERS" if attribute == "parser_classes" else "DEFAULT_RENDERERS"
-    return _resolve(_as_tuple(classes or app.config[setting]), setting)
+    try:
+        return _resolve(_as_tuple(classes or app.config[setting]), setting)
+    except ImportError:  # a typo in one view: its own requests say so, not every page
+        return ()
 
 
 def _allowed_methods(app: Flask, req: Request) -> List[str]:

@@ -4152,6 +4152,29 @@ def test_an_index_that_is_its_templates_first_page_still_carries_the_csp_hashes(
     assert "script-src 'sha256-" in policy and "style-src 'sha256-" in policy
 
 
+def test_a_view_naming_a_class_that_cannot_be_imported_breaks_only_its_own_requests():
+    """The routes' description resolves every view's parsers; one typo must not take the
+    other views' pages, the index and the document down with it."""
+    app = FlaskAPI(__name__)
+
+    @app.route("/typo", methods=["GET", "POST"])
+    @set_parsers("no_such_module.Parser")
+    @set_renderers("flask_api.renderers.NoSuchRenderer")
+    def typo():
+        return {}
+
+    @app.route("/fine/")
+    def fine():
+        return {"fine": True}
+    client = app.test_client()
+    page = _browse(client, "/fine/")
+    assert page.status_code == 200 and page.body_json == {"fine": True}
+    assert _browse(client, "/").status_code == 200  # the index
+    assert "/fine/" in _validated(client.get("/openapi.json", headers=JSON).get_json())["paths"]
+    with pytest.raises(ImportError):  # the view itself still says what is wrong
+        client.post("/typo", json={})
+
+
 # ---------------------------------------------------------------------------
 # Flask-API 3.x compatibility
 # The shims 3.x code relies on: import paths, APIResponse, handle_api_exception, 3.x
