@@ -60,6 +60,7 @@ import re
 import sys
 import types
 import typing
+import weakref
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union, cast
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
@@ -1528,13 +1529,16 @@ def _show_late_headers(response: Response, given: Any) -> None:
     ``WWW-Authenticate``). They are written in as the response is sent, at `_LATE_HEADERS`,
     unless a hook has compressed the body. Only pages pay for it, not JSON clients."""
     rendered = len(response.headers)  # a header added later comes after these
-    send = response.get_wsgi_response
+    # The response only by a weak reference: one kept in a function kept on the response would
+    # be a cycle, and each page would then stay in memory until the garbage collector ran.
+    page = weakref.ref(response)
 
     def get_wsgi_response(environ: Dict[str, Any]) -> Any:
+        response = cast(Response, page())
         headers = response.headers
         if len(headers) > rendered:  # the view's own headers, at least, and maybe others
             _write_late_headers(response, headers.to_wsgi_list()[rendered:], given)
-        return send(environ)
+        return type(response).get_wsgi_response(response, environ)
     response.get_wsgi_response = get_wsgi_response  # type: ignore[method-assign]
 
 

@@ -1933,6 +1933,32 @@ def test_a_page_compressed_by_a_hook_is_sent_as_the_hook_left_it(app, client):
     assert '<span class="key">Vary:</span> Accept' in page
 
 
+@pytest.mark.parametrize("made_by", ["FlaskAPI", "jsonify"])
+def test_a_page_is_freed_once_sent_not_kept_until_the_garbage_collector_runs(made_by):
+    """Each page is some 50 KB: one kept alive by a reference cycle until the cyclic GC runs
+    cost every page a third more time in memory churn, and held memory under load."""
+    import gc
+    import weakref
+    app = FlaskAPI(__name__)
+    pages = []
+
+    @app.route("/")
+    def things():
+        return {"ok": True} if made_by == "FlaskAPI" else jsonify(ok=True)
+
+    @app.after_request
+    def keep_a_weak_reference(response):
+        pages.append(weakref.ref(response))
+        return response
+    client = app.test_client()
+    gc.disable()
+    try:
+        assert client.get("/", headers={"Accept": BROWSER_ACCEPT}).mimetype == "text/html"
+        assert pages and pages[0]() is None
+    finally:
+        gc.enable()
+
+
 # ---------------------------------------------------------------------------
 # The browsable page: links built from the request path stay on this site
 # ---------------------------------------------------------------------------
