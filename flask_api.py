@@ -2202,10 +2202,7 @@ def _openapi_document() -> Any:
         if (route.rule.rule == req.url_rule.rule and route.rule.endpoint != _OPENAPI_ENDPOINT
                 and req.method in (route.rule.methods or ())):
             req.url_rule = route.rule
-            view = app.view_functions[route.rule.endpoint]
-            if inspect.iscoroutinefunction(view):  # Flask 2.0+ runs it, as its dispatch would
-                view = app.ensure_sync(view)
-            return view(**(req.view_args or {}))
+            return app.dispatch_request()  # as Flask calls any view: async ones too
     if app.config.get("OPENAPI_URL") != req.url_rule.rule:  # turned off, or moved
         abort(HTTP_404_NOT_FOUND)
     return app.response_class(json.dumps(openapi_document(app)), mimetype="application/json")
