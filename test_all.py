@@ -7,6 +7,7 @@ real headless Chromium. Runs on Python 3.6 + Flask 1.1 up to the newest.
 import contextlib
 import datetime
 import functools
+import gc
 import glob
 import gzip
 import http.client
@@ -26,6 +27,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import weakref
 from html.parser import HTMLParser
 
 import flask
@@ -1937,8 +1939,6 @@ def test_a_page_compressed_by_a_hook_is_sent_as_the_hook_left_it(app, client):
 def test_a_page_is_freed_once_sent_not_kept_until_the_garbage_collector_runs(made_by):
     """Each page is some 50 KB: one kept alive by a reference cycle until the cyclic GC runs
     cost every page a third more time in memory churn, and held memory under load."""
-    import gc
-    import weakref
     app = FlaskAPI(__name__)
     pages = []
 
