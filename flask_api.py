@@ -61,27 +61,42 @@ import sys
 import types
 import typing
 import weakref
+from http import HTTPStatus
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union, cast
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 import click
 import jinja2
-from flask import Flask, Request, Response, abort, current_app, has_request_context, request
+from flask import Flask, Request, Response, current_app, has_request_context, request
 from flask import json as flask_json
 from markupsafe import Markup
 from werkzeug import routing
 from werkzeug.datastructures import Headers, ImmutableMultiDict, MultiDict
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge, default_exceptions
-from werkzeug.exceptions import MethodNotAllowed as _MethodNotAllowed  # not the APIException
+from werkzeug.exceptions import MethodNotAllowed as _MethodNotAllowed  # not the APIExceptions
+from werkzeug.exceptions import NotFound as _NotFound
 from werkzeug.formparser import FormDataParser
-from werkzeug.http import HTTP_STATUS_CODES, parse_list_header, parse_options_header
+from werkzeug.http import parse_list_header, parse_options_header
 from werkzeug.wsgi import get_content_length, get_current_url, get_input_stream
 
 # The objects behind Flask's proxies: each use of a proxy costs a context lookup, which
 # the per-request hot path cannot afford many of.
 _current_app = current_app  # type: Any
 _request = request  # type: Any
+
+# Flask 3.2 hands its dispatch methods (dispatch_request, handle_user_exception, ...) the app
+# context first; older Flask, nothing. This is the one place that knows: FlaskAPI's overrides
+# take ``ctx=None``, and every call to Flask's passes ``*_ctx(ctx)`` before its own arguments.
+if "ctx" in inspect.signature(Flask.dispatch_request).parameters:
+    from flask.globals import app_ctx
+    _app_ctx = app_ctx  # type: Any
+
+    def _ctx(ctx: Any = None) -> Tuple[Any, ...]:
+        return (_app_ctx._get_current_object() if ctx is None else ctx,)
+else:
+    def _ctx(ctx: Any = None) -> Tuple[Any, ...]:
+        return ()
 
 try:  # Flask 2.2+ serializes through the app's JSON provider, app.json
     from flask.json.provider import DefaultJSONProvider
@@ -730,9 +745,21 @@ _EMPTY = ImmutableMultiDict()  # type: MultiDict
 _NOTHING_PARSED = (_EMPTY, _EMPTY, _EMPTY)
 # werkzeug 2.3+ limits request.stream to MAX_CONTENT_LENGTH itself; older ones do not.
 _STREAM_HAS_LIMIT = "max_content_length" in inspect.signature(get_input_stream).parameters
-# One status line per code, as werkzeug writes them: renderers get it as ``status``.
-_STATUS_LINES = {code: "{} {}".format(code, name.upper())
-                 for code, name in HTTP_STATUS_CODES.items()}
+
+
+@functools.lru_cache(maxsize=1024)  # 1,024 short strings at most
+def _status_line(code: int) -> str:
+    """``201 CREATED``, as renderers get it as ``status``: werkzeug's own status line,
+    upper-cased as werkzeug wrote it before 3.2 (and Flask-API 3.x renderers read it)."""
+    return cast(str, Response(status=code).status).upper()
+
+
+def _phrase(code: int) -> str:
+    """``Not Found``: the page's name for a status, Python's (as werkzeug 3.2 names them)."""
+    try:
+        return HTTPStatus(code).phrase
+    except ValueError:
+        return ""
 
 
 class _ReadGuard(io.RawIOBase):
@@ -910,7 +937,7 @@ def _render(data: Any, status: int, headers: Any = None, fallback: bool = False,
             raise
         renderer = req._classes("renderer_classes", "DEFAULT_RENDERERS", "set_renderers", app)[0]
         media_type = _media_type(renderer.media_type)
-    body = renderer.render(data, media_type, status=_STATUS_LINES.get(status) or str(status),
+    body = renderer.render(data, media_type, status=_status_line(status),
                            status_code=status, headers=headers)
     if isinstance(body, str):
         try:
@@ -1147,14 +1174,14 @@ class BrowsableAPIRenderer(BaseRenderer):
         return {
             "base": _page(),
             "branding": app.config.get("BROWSABLE_API_BRANDING", "Flask API"),
-            "title": _view_name(view) or HTTP_STATUS_CODES.get(status, "Error"),
+            "title": _view_name(view) or _phrase(status) or "Error",
             "description": doc,
             "description_html": _markdown(doc),
             "root_url": _href(req.script_root + "/"),
             "breadcrumbs": _breadcrumbs(app, req),
             "method": "GET" if req.method == "HEAD" else req.method,  # HEAD: GET's headers
             "path": _href(req.script_root + req.path, req.query_string),
-            "status_line": "{} {}".format(status, HTTP_STATUS_CODES.get(status, "")),
+            "status_line": "{} {}".format(status, _phrase(status)),
             "status_ok": is_success(status),
             "headers": _shown_headers(allowed, headers),
             "links": _relations(headers) if headers else [],
@@ -1510,7 +1537,7 @@ def _json_page(response: Response, renderer: BrowsableAPIRenderer,
     code = response.status_code
     headers = [(name, value) for name, value in response.headers
                if name.lower() not in _UNSHOWN_HEADERS]
-    body = renderer.render(data, media_type, status=_STATUS_LINES.get(code) or str(code),
+    body = renderer.render(data, media_type, status=_status_line(code),
                            status_code=code, headers=headers)
     response.set_data(_page_bytes(body))
     response.content_type = renderer.content_type
@@ -1603,6 +1630,11 @@ def _route_index(app: Flask, req: Request) -> List[Dict[str, Any]]:
         if not rule.arguments and "GET" in described.methods:
             route["url"] = req.host_url[:-1] + _href(req.script_root + rule.rule)
         index.append(route)
+    url = app.config.get("OPENAPI_URL")
+    if url and not any(route["rule"] == url for route in index):  # the document's own
+        index.append({"rule": url, "methods": ["GET"], "doc": _view_doc(_openapi_response),
+                      "url": req.host_url[:-1] + _href(req.script_root + url)})
+        index.sort(key=lambda route: route["rule"])
     return index
 
 
@@ -1758,7 +1790,7 @@ class FlaskAPI(Flask):
         self.register_error_handler(APIException, self._handle_by_code)
         self.register_error_handler(HTTPException, self._handle_http_exception)
         self.wsgi_app = _Middleware(self.wsgi_app, self)  # type: ignore[method-assign]
-        _add_openapi_route(self)
+        _add_openapi_command(self)
 
     def openapi(self) -> Dict[str, Any]:
         """This app's OpenAPI 3.1 document, as served at ``OPENAPI_URL``."""
@@ -1778,7 +1810,8 @@ class FlaskAPI(Flask):
             else:  # jsonify() and other responses: the page for a browser if JSON
                 return self._browsable(super().make_response(rv))
         except NotAcceptable as exc:  # raised after the view, so Flask has not handled it
-            return self.make_response(self.handle_user_exception(exc))
+            handled = self.handle_user_exception(*_ctx(), exc)  # type: ignore[call-arg]
+            return self.make_response(handled)
         return super().make_response((body,) + rv[1:])
 
     def _browsable(self, response: Response) -> Response:
@@ -1804,18 +1837,22 @@ class FlaskAPI(Flask):
         del response.headers["Content-Type"]  # no body, so no type either
         return response, HTTP_204_NO_CONTENT
 
-    def dispatch_request(self) -> Any:
+    def dispatch_request(self, ctx=None) -> Any:  # ctx: Flask 3.2's, unannotated as it asks
         """Flask's dispatch, after refusing a write whose Accept no renderer satisfies.
 
         A request that may change data gets its 406 before the view runs, not after.
         Safe methods negotiate when they render, so a GET of a file or an image with
         its own Accept header still works as in plain Flask. (A before_request hook
-        would do the same at about ten times the cost per request.)
+        would do the same at about ten times the cost per request.) A URL no route
+        takes may be the OpenAPI document's.
         """
         req = _request._get_current_object()  # type: APIRequest
-        if req.method not in _SAFE_METHODS and req.routing_exception is None:
-            req._negotiated(self)  # or NotAcceptable; rendering reuses the result
-        return super().dispatch_request()
+        if req.routing_exception is None:
+            if req.method not in _SAFE_METHODS:
+                req._negotiated(self)  # or NotAcceptable; rendering reuses the result
+        elif _is_document_request(self, req):
+            return _openapi_response(self)
+        return super().dispatch_request(*_ctx(ctx))
 
     def render_response(self, data: Any, status: int, headers: Any = None,
                         fallback: bool = False) -> Response:
@@ -1848,7 +1885,7 @@ class FlaskAPI(Flask):
         Flask's lookup, which would cost the 404 row about a tenth of its time."""
         code = exc.status_code
         if any(code in handlers for handlers in self.error_handler_spec.values()):
-            return self.handle_http_exception(_by_code(exc))
+            return self.handle_http_exception(*_ctx(), _by_code(exc))  # type: ignore[call-arg]
         return self.handle_api_exception(exc)
 
     def _handle_http_exception(self, exc: HTTPException) -> Any:
@@ -1857,9 +1894,9 @@ class FlaskAPI(Flask):
         api_exception = getattr(exc, "api_exception", None) or _HTTPError(exc)
         return self.handle_api_exception(api_exception)
 
-    def make_default_options_response(self) -> Response:
+    def make_default_options_response(self, ctx=None) -> Response:  # ctx: as dispatch_request
         """OPTIONS: the ``Allow`` header, and a description of the view as data."""
-        allow = ", ".join(sorted(super().make_default_options_response().allow))
+        allow = ", ".join(sorted(super().make_default_options_response(*_ctx(ctx)).allow))
         view = _view_for(self, request)
         data = {
             "name": _view_name(view),
@@ -1930,7 +1967,7 @@ class BrowsableAPI:
         app.extensions["flask_api_browsable"] = self
         if isinstance(app, FlaskAPI):  # which does all of this already
             return
-        _add_openapi_route(app)
+        _add_openapi_command(app)
         app.wsgi_app = _BrowsableMiddleware(  # type: ignore[method-assign]
             app.wsgi_app, app, self.renderers)
         # The page replaces a JSON response as Flask makes it, in the request's context.
@@ -1941,6 +1978,8 @@ class BrowsableAPI:
         def make_page_for_browsers(rv: Any) -> Response:
             response = make_response(rv)
             req = _request._get_current_object()
+            if req.url_rule is None and _is_document_request(app, req):
+                response = _openapi_response(app)
             negotiated = req.environ.get(_PAGE_KEY)
             if negotiated is None:
                 return response  # an API client's
@@ -1983,7 +2022,6 @@ class _BrowsableMiddleware(_Middleware):
 # The OpenAPI document
 # ---------------------------------------------------------------------------
 
-_OPENAPI_ENDPOINT = "flask_api_openapi"
 _BODY_METHODS = frozenset(["POST", "PUT", "PATCH"])
 _OPERATION_METHODS = frozenset(["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH",
                                 "TRACE"])
@@ -2013,8 +2051,6 @@ def _document(app: Flask, routes: List[_Route]) -> Dict[str, Any]:
     paths = {}  # type: Dict[str, Dict[str, Any]]
     taken = set()  # type: Set[str]
     for route in routes:
-        if route.rule.endpoint == _OPENAPI_ENDPOINT:
-            continue
         path, parameters = _path(route.rule)
         item = paths.setdefault(path, {})
         for method in route.methods:  # of two rules with one path, the first is matched
@@ -2195,25 +2231,24 @@ def set_openapi(fragment: Dict[str, Any]) -> Any:
     return decorator
 
 
-def _openapi_document() -> Any:
-    """This app's OpenAPI document: JSON for clients, the browsable page for browsers."""
-    app, req = _current_app._get_current_object(), _request._get_current_object()
-    for route in _described_routes(app).routes:  # a route of the app's own at this URL wins
-        if (route.rule.rule == req.url_rule.rule and route.rule.endpoint != _OPENAPI_ENDPOINT
-                and req.method in (route.rule.methods or ())):
-            req.url_rule = route.rule
-            return app.dispatch_request()  # as Flask calls any view: async ones too
-    if app.config.get("OPENAPI_URL") != req.url_rule.rule:  # turned off, or moved
-        abort(HTTP_404_NOT_FOUND)
+def _is_document_request(app: Flask, req: Request) -> bool:
+    """A GET of ``OPENAPI_URL`` that no route of the app takes (but one with a slash added,
+    ``/<key>/``). The document has no route of its own, so that it never takes a URL the app
+    wants, nor shows in the app's rules (which its own OpenAPI library would then document)."""
+    url = app.config.get("OPENAPI_URL")
+    return (bool(url) and req.path == url and req.method in ("GET", "HEAD")
+            and isinstance(req.routing_exception, (_NotFound, routing.RequestRedirect)))
+
+
+def _openapi_response(app: Flask) -> Response:
+    """This app's OpenAPI document, as JSON; browsers get the page, as for any JSON."""
     return app.response_class(json.dumps(openapi_document(app)), mimetype="application/json")
 
 
-def _add_openapi_route(app: Flask) -> None:
-    """Serve the document at ``OPENAPI_URL`` (None: nowhere), and print it with
-    ``flask openapi``. The key is read now, and checked again on each request for it."""
-    url = app.config.setdefault("OPENAPI_URL", "/openapi.json")
-    if url and _OPENAPI_ENDPOINT not in app.view_functions:
-        app.add_url_rule(url, _OPENAPI_ENDPOINT, _openapi_document, methods=["GET"])
+def _add_openapi_command(app: Flask) -> None:
+    """Serve the document at ``OPENAPI_URL`` (None: nowhere), read on each request that no
+    route takes, and print it with ``flask openapi``."""
+    app.config.setdefault("OPENAPI_URL", "/openapi.json")
     if "openapi" not in app.cli.commands:
         @app.cli.command("openapi")
         def print_openapi() -> None:
