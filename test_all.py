@@ -36,6 +36,7 @@ from flask import Blueprint, Flask, abort, jsonify, make_response, request, url_
 from flask.views import MethodView
 from werkzeug.datastructures import FileStorage, MultiDict
 from werkzeug.exceptions import NotFound as WerkzeugNotFound
+from werkzeug.exceptions import RequestEntityTooLarge as WerkzeugRequestEntityTooLarge
 from werkzeug.exceptions import default_exceptions
 
 import flask_api
@@ -527,6 +528,23 @@ def _finish(app, browsable):
 
 THING_APPS = {"flask": _plain_things, "flask-restful": _restful_things,
               "flask-smorest": _smorest_things}
+
+
+@functools.lru_cache(maxsize=None)
+def _library_handles_errors(library):
+    """False where the library alone, without BrowsableAPI, turns any error into an exception:
+    Flask-RESTful 0.3.10 on Flask 3.2, whose error_router takes no app context."""
+    client = THING_APPS[library](browsable=False).test_client()
+    try:
+        return client.get("/no/such/thing").status_code == 404
+    except TypeError:  # raised from the library's own handler of every error
+        return False
+
+
+def _skip_where_the_library_breaks_errors(library):
+    if library in THING_APPS and not _library_handles_errors(library):
+        pytest.skip("{} itself fails on every error with this Flask ({})".format(
+            library, "its error_router takes no app context"))
 
 
 def _flaskapi_things():
@@ -2966,13 +2984,25 @@ def test_a_chunked_form_of_exactly_max_content_length_is_whole_and_one_more_byte
 FLASK_READS_FORM_LIMITS = _flask_reads_config("max_form_memory_size")
 
 
+def _werkzeug_limits_urlencoded_forms():
+    """werkzeug 3.2's own form parser refuses an urlencoded body longer than the form memory
+    limit; before it, an urlencoded body was read whole, under MAX_CONTENT_LENGTH only."""
+    from werkzeug.formparser import FormDataParser
+    parser = FormDataParser(max_form_memory_size=1)
+    try:
+        parser.parse(io.BytesIO(b"a=bb"), "application/x-www-form-urlencoded", 4)
+    except WerkzeugRequestEntityTooLarge:
+        return True
+    return False
+
+
 @pytest.mark.parametrize("kind, limited", [
     ("multipart", FLASK_READS_FORM_LIMITS),  # Flask 3.1+ only: a text part over the limit
-    ("urlencoded", False),  # werkzeug reads an urlencoded body whole: never this limit
-    ("json", False),  # nor any other body: MAX_CONTENT_LENGTH is theirs
+    ("urlencoded", FLASK_READS_FORM_LIMITS and _werkzeug_limits_urlencoded_forms()),
+    ("json", False),  # no other body: MAX_CONTENT_LENGTH is theirs
 ])
-def test_max_form_memory_size_applies_to_multipart_text_on_flask_3_1_only(app, client, kind,
-                                                                          limited):
+def test_max_form_memory_size_applies_to_multipart_text_and_on_werkzeug_3_2_urlencoded(
+        app, client, kind, limited):
     app.config["MAX_FORM_MEMORY_SIZE"] = 100
     _add_echo_view(app)
     response = client.post("/echo", **_too_large_bodies()[kind])
@@ -3458,6 +3488,7 @@ def _exchange(client, method, path, accept, body=None):
 
 @pytest.mark.parametrize("library", sorted(THING_APPS))
 def test_json_clients_get_identical_responses_with_and_without_browsable_api(library):
+    _skip_where_the_library_breaks_errors(library)
     make = THING_APPS[library]
     sequence = [("GET", "/things/", None), ("GET", "/things/1", None),
                 ("GET", "/things/9", None), ("POST", "/things/", {"name": "mug"}),
@@ -3545,6 +3576,7 @@ def test_browsers_get_the_page_showing_each_librarys_json_response(library):
 
 @pytest.mark.parametrize("library", sorted(THING_APPS))
 def test_page_shows_the_apps_error_status_and_its_own_error_body(library):
+    _skip_where_the_library_breaks_errors(library)
     client = THING_APPS[library]().test_client()
     page = _browse(client, "/things/9")
     json_answer = client.get("/things/9", headers={"Accept": "application/json"})
@@ -4062,6 +4094,7 @@ def test_the_document_is_a_call_and_a_flask_command():
 
 @pytest.mark.parametrize("library", ["flask", "flask-restful", "flask-smorest"])
 def test_browsableapi_apps_of_each_library_have_a_valid_document(library):
+    _skip_where_the_library_breaks_errors(library)
     app = THING_APPS[library]()
     response = app.test_client().get("/openapi.json", headers=JSON)
     document = _validated(response.get_json())
@@ -4109,6 +4142,65 @@ def test_the_documents_location_is_never_taken_from_the_query_string():
     assert not page.find("a", href="https://evil.example/x.json")
 
 
+def _apiflask_pets(browsable, **options):
+    """A small APIFlask app in the shape of APIFlask's own examples: schemas in and out."""
+    apiflask = _optional("apiflask")
+    app = apiflask.APIFlask(__name__, **options)
+    pets = [{"id": 0, "name": "Kitty"}]
+
+    class PetIn(apiflask.Schema):
+        name = apiflask.fields.String(required=True)
+
+    class PetOut(apiflask.Schema):
+        id = apiflask.fields.Integer()
+        name = apiflask.fields.String()
+
+    @app.get("/pets")
+    @app.output(PetOut(many=True))
+    def get_pets():
+        """All pets."""
+        return pets
+
+    @app.post("/pets")
+    @app.input(PetIn)
+    @app.output(PetOut, status_code=201)
+    def create_pet(json_data):
+        """Add a pet."""
+        pets.append(dict(json_data, id=len(pets)))
+        return pets[-1]
+
+    return _finish(app, browsable)
+
+
+@pytest.mark.parametrize("spec_path", ["/openapi.json", "/spec"])
+def test_an_apps_own_openapi_library_sees_no_trace_of_browsableapi(spec_path):
+    wrapped, plain = _apiflask_pets(True, spec_path=spec_path), _apiflask_pets(False,
+                                                                            spec_path=spec_path)
+    assert sorted(map(str, wrapped.url_map.iter_rules())) == sorted(
+        map(str, plain.url_map.iter_rules()))
+    document = wrapped.test_client().get(spec_path, headers=JSON)
+    assert document.data == plain.test_client().get(spec_path, headers=JSON).data
+    assert "/openapi.json" not in document.get_json()["paths"]
+    page = _browse(wrapped.test_client(), "/pets")
+    assert page.status_code == 200 and page.body_json == [{"id": 0, "name": "Kitty"}]
+    ours = wrapped.test_client().get("/openapi.json", headers=JSON).get_json()
+    assert "/pets" in ours["paths"]  # APIFlask's, where it serves it; else ours
+
+
+@pytest.mark.parametrize("make", [FlaskAPI, Flask])
+def test_the_document_is_served_without_a_rule_so_the_app_may_add_its_own_later(make):
+    app = make(__name__)
+    if make is Flask:
+        BrowsableAPI(app)
+    assert not [rule for rule in app.url_map.iter_rules() if "openapi" in rule.rule]
+    client = app.test_client()
+    assert client.get("/openapi.json", headers=JSON).get_json()["openapi"] == "3.1.0"
+    assert client.post("/openapi.json", headers=JSON).status_code in (404, 405)
+    app = make(__name__)  # werkzeug 3.2 refuses a second rule that matches as one does
+    app.add_url_rule("/openapi.json", "mine", lambda: jsonify(mine=True))
+    assert app.test_client().get("/openapi.json", headers=JSON).get_json() == {"mine": True}
+
+
 def _index(client):
     page = _browse(client, "/")
     return page, {route["rule"]: route for route in page.body_json}
@@ -4116,6 +4208,7 @@ def _index(client):
 
 @pytest.mark.parametrize("library", sorted(THING_APPS))
 def test_browsers_get_an_index_of_routes_at_a_root_without_a_route(library):
+    _skip_where_the_library_breaks_errors(library)
     page, routes = _index(THING_APPS[library]().test_client())
     assert page.status_code == 200
     assert page.one("h1").text == "Routes"
@@ -4141,8 +4234,9 @@ def test_index_leaves_json_clients_the_apps_own_404_byte_for_byte(accept):
     without = _plain_things(browsable=False).test_client()
     seen = _exchange(with_page, "GET", "/", accept)
     assert seen == _exchange(without, "GET", "/", accept)
-    assert seen[0] == "404 NOT FOUND"
-    assert _exchange(with_page, "GET", "/?format=json", BROWSER_ACCEPT)[0] == "404 NOT FOUND"
+    not_found = flask.Response(status=404).status  # "404 Not Found" from werkzeug 3.2 on
+    assert seen[0] == not_found
+    assert _exchange(with_page, "GET", "/?format=json", BROWSER_ACCEPT)[0] == not_found
 
 
 def test_index_turned_off_by_config_leaves_browsers_the_apps_404():
@@ -4737,7 +4831,10 @@ def test_concurrent_puts_deletes_posts_and_reads_never_crash(notes_db):
             assert client.put(key, json={"text": "v{}".format(n)}).status_code == 200
             assert client.delete("/{}/".format((index * 3 + n) % 5)).status_code == 204
             assert client.get(key).status_code in (200, 404)
-            assert client.post("/", data={"text": "p"}).status_code == 201
+            # The form as bytes: werkzeug 3.2's test client keeps a dict given as ``data`` in
+            # one form that all its requests share, which threads then change under each other.
+            assert client.post("/", data=b"text=p",
+                               content_type="application/x-www-form-urlencoded").status_code == 201
             assert client.get("/").status_code == 200
 
     _run_threads(8, work)
@@ -5389,6 +5486,7 @@ def test_browser_uses_a_post_only_view_from_its_page(chromium, live_site, flask_
 @pytest.mark.parametrize("library", BODYLESS_LIBRARIES[:3])
 def test_browser_without_javascript_deletes_and_lands_on_the_collection(
         chromium, live_site, library):
+    _skip_where_the_library_breaks_errors(library)
     site = live_site.serve(_bodyless_things(library))
     tab = _new_tab(chromium, site, java_script_enabled=False)
     try:
@@ -6168,7 +6266,9 @@ def test_browser_view_as_json_shows_each_librarys_raw_json(things_tab, things_si
     assert shown == _api(things_site, "/things/2")[1]
 
 
-def test_browser_index_at_the_root_links_to_each_librarys_routes(things_tab, things_site):
+def test_browser_index_at_the_root_links_to_each_librarys_routes(things_tab, things_site,
+                                                                 request):
+    _skip_where_the_library_breaks_errors(request.node.callspec.params["things_site"])
     things_tab.goto("/")
     _expect(things_tab.locator("h1")).to_have_text("Routes")
     _expect(things_tab.locator("pre.response")).to_contain_text('"rule": "/things/<int:key>"')
