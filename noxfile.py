@@ -6,6 +6,7 @@ Run from the repository root::
     nox                        # all five environments
     nox -s py36-flask11        # a single environment
     nox -s flask-api-3-suite   # Flask-API 3.1's published suite against this file
+    nox -s next-flask          # the whole suite on the Flask and Werkzeug heads
     nox -- -q -x               # arguments after ``--`` go to pytest
     nox -r                     # reuse the existing .nox/ virtualenvs
 
@@ -34,6 +35,8 @@ nox.options.default_venv_backend = "venv"
 nox.options.error_on_missing_interpreters = True
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The development heads of Flask and Werkzeug, as wheels, beside the repository (see their README).
+NEXT_WHEELS = os.path.join(os.path.dirname(HERE), "shared", "wheels")
 CONSTRAINTS = os.path.join(HERE, "constraints")
 TEST_FILE = "test_all.py"
 
@@ -185,3 +188,26 @@ def flask_api_3_suite(session):
                 "Markdown")
     session.run("python", os.path.join(".ci", "flask_api_3_suite.py"))
 
+
+
+@nox.session(name="next-flask", python=_interpreter("3.11"))
+def next_flask(session):
+    """The whole suite, with every test dependency, on the next Flask and Werkzeug (their
+    development heads, as wheels in ../shared/wheels): a release that breaks us shows here
+    first. DeprecationWarnings from flask_api.py are errors (pyproject's pytest settings)."""
+    wheels = sorted(glob.glob(os.path.join(NEXT_WHEELS, "*.whl")))
+    names = [os.path.basename(wheel).split("-")[0].lower() for wheel in wheels]
+    if sorted(names) != ["flask", "werkzeug"]:
+        session.error("no Flask and Werkzeug wheels in {}".format(NEXT_WHEELS))
+    session.run("python", "-m", "pip", "install", "-q", "pip")
+    session.run("python", "-m", "pip", "install", "-q", *wheels, ".[test]")
+    session.run("python", "-m", "pip", "check")
+    session.run("python", "-c", _SHOW_VERSIONS)
+    junit = os.path.join(session.create_tmp(), "junit.xml")
+    if os.path.exists(junit):
+        os.remove(junit)
+    try:
+        session.run("python", "-m", "pytest", TEST_FILE, "--junitxml=" + junit,
+                    *session.posargs)
+    finally:
+        _results.append(("next-flask", _junit_counts(junit) if os.path.exists(junit) else None))
