@@ -86,16 +86,16 @@ _current_app = current_app  # type: Any
 _request = request  # type: Any
 
 # Flask 3.2 hands its dispatch methods (dispatch_request, handle_user_exception, ...) the app
-# context first; older Flask, nothing. This is the one place that knows: FlaskAPI's overrides
-# take ``ctx=None``, and every call to Flask's passes ``*_ctx(ctx)`` before its own arguments.
+# context first; older Flask, nothing. FlaskAPI's overrides take ``ctx=None`` and pass on what
+# they got; where flask_api calls one itself, ``*_ctx()`` comes first: this is what knows.
 if "ctx" in inspect.signature(Flask.dispatch_request).parameters:
     from flask.globals import app_ctx
     _app_ctx = app_ctx  # type: Any
 
-    def _ctx(ctx: Any = None) -> Tuple[Any, ...]:
-        return (_app_ctx._get_current_object() if ctx is None else ctx,)
+    def _ctx() -> Tuple[Any, ...]:
+        return (_app_ctx._get_current_object(),)
 else:
-    def _ctx(ctx: Any = None) -> Tuple[Any, ...]:
+    def _ctx() -> Tuple[Any, ...]:
         return ()
 
 try:  # Flask 2.2+ serializes through the app's JSON provider, app.json
@@ -1852,7 +1852,9 @@ class FlaskAPI(Flask):
                 req._negotiated(self)  # or NotAcceptable; rendering reuses the result
         elif _is_document_request(self, req):
             return _openapi_response(self)
-        return super().dispatch_request(*_ctx(ctx))
+        if ctx is None:  # Flask before 3.2
+            return super().dispatch_request()
+        return super().dispatch_request(ctx)  # type: ignore[call-arg]
 
     def render_response(self, data: Any, status: int, headers: Any = None,
                         fallback: bool = False) -> Response:
@@ -1896,7 +1898,8 @@ class FlaskAPI(Flask):
 
     def make_default_options_response(self, ctx=None) -> Response:  # ctx: as dispatch_request
         """OPTIONS: the ``Allow`` header, and a description of the view as data."""
-        allow = ", ".join(sorted(super().make_default_options_response(*_ctx(ctx)).allow))
+        default = super().make_default_options_response(*(() if ctx is None else (ctx,)))
+        allow = ", ".join(sorted(default.allow))
         view = _view_for(self, request)
         data = {
             "name": _view_name(view),

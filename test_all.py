@@ -4142,6 +4142,25 @@ def test_the_documents_location_is_never_taken_from_the_query_string():
     assert not page.find("a", href="https://evil.example/x.json")
 
 
+def test_a_subclass_written_for_older_flask_keeps_its_overrides_and_the_406(recwarn):
+    class LegacyAPI(FlaskAPI):  # as Flask-API 3.x apps wrote them, before Flask 3.2's ctx
+        def dispatch_request(self):
+            request.environ["legacy"] = True
+            return super().dispatch_request()
+
+        def handle_user_exception(self, e):
+            return super().handle_user_exception(e)
+
+    app = LegacyAPI(__name__)
+    app.add_url_rule("/", "view", lambda: {"legacy": request.environ.get("legacy", False)},
+                     methods=["GET", "POST"])
+    client = app.test_client()
+    assert client.get("/", headers=JSON).get_json() == {"legacy": True}
+    refused = client.post("/", headers={"Accept": "image/png"}, json={})
+    assert refused.status_code == 406 and refused.get_json()["detail"]
+    assert client.options("/", headers=JSON).headers["Allow"] == "GET, HEAD, OPTIONS, POST"
+
+
 def _apiflask_pets(browsable, **options):
     """A small APIFlask app in the shape of APIFlask's own examples: schemas in and out."""
     apiflask = _optional("apiflask")
