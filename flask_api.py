@@ -1638,43 +1638,24 @@ def _route_index(app: Flask, req: Request) -> List[Dict[str, Any]]:
     return index
 
 
-# ---------------------------------------------------------------------------
-# The application and the decorators
-# ---------------------------------------------------------------------------
+#: What an app that names none parses and renders: FlaskAPI's config, BrowsableAPI, the page's
+#: plain forms and Flask-API 3.x's APISettings all read them here. JSON first: a client that
+#: takes anything gets JSON.
+_DEFAULT_PARSERS = (JSONParser, URLEncodedParser, MultiPartParser)
+_DEFAULT_RENDERERS = (JSONRenderer, BrowsableAPIRenderer)
 
+# The page's plain forms, without JavaScript: a same-origin urlencoded POST from a browser (it
+# accepts ``text/html``) with a ``_method`` field becomes that method before routing, and
+# ``_content`` / ``_content_type`` become its body. A request from another site passes through
+# untouched: no foreign form can use this. Neither can an API client's form by chance.
 _OVERRIDE_METHODS = frozenset(["POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
-_SAFE_METHODS = frozenset(["GET", "HEAD", "OPTIONS", "TRACE"])
 _OVERRIDE_MAX_BODY = 1024 * 1024
-
-
-class _Middleware:
-    """WSGI middleware: reads chunked bodies through a `_ReadGuard`, and lets the
-    browsable page's plain HTML form send any method.
-
-    A same-origin urlencoded POST from a browser (it accepts ``text/html``) with a
-    ``_method`` field becomes that method before routing, and ``_content`` /
-    ``_content_type`` become its body. A request from another site passes through
-    untouched: no foreign form can use this. Neither can an API client's form by chance.
-    """
-
-    def __init__(self, wsgi_app: Any, app: Flask, guard_reads: bool = True) -> None:
-        self.wsgi_app, self.app = wsgi_app, app
-        self.guard_reads = guard_reads  # False: request bodies read as the app reads them
-
-    def __call__(self, environ: Dict[str, Any], start_response: Any) -> Any:
-        if "HTTP_TRANSFER_ENCODING" in environ and self.guard_reads:  # chunked, even with a length
-            environ["wsgi.input"] = _ReadGuard(environ["wsgi.input"])
-        if (environ.get("REQUEST_METHOD") == "POST" and _same_origin(environ) and
-                environ.get("CONTENT_TYPE", "").startswith("application/x-www-form-urlencoded")
-                and _wants_page(environ) and _apply_override(environ)):
-            start_response = _see_other_for_no_content(self.app, environ, start_response)
-        return self.wsgi_app(environ, start_response)
 
 
 def _wants_page(environ: Dict[str, Any]) -> bool:
     """True if the request's Accept negotiates the page before JSON, as a browser's does
     (not one that names ``text/html;q=0``)."""
-    renderers = _resolve((JSONRenderer, BrowsableAPIRenderer), "renderers")
+    renderers = _resolve(_DEFAULT_RENDERERS, "renderers")
     found = _negotiate.__wrapped__(renderers, _cut(environ.get("HTTP_ACCEPT", "")), None)
     return found is not None and isinstance(found[0], BrowsableAPIRenderer)
 
@@ -1739,6 +1720,31 @@ def _apply_override(environ: Dict[str, Any]) -> bool:
     return True
 
 
+# ---------------------------------------------------------------------------
+# The application and the decorators
+# ---------------------------------------------------------------------------
+
+_SAFE_METHODS = frozenset(["GET", "HEAD", "OPTIONS", "TRACE"])
+
+
+class _Middleware:
+    """WSGI middleware: reads chunked bodies through a `_ReadGuard`, and lets the
+    browsable page's plain HTML form send any method (`_apply_override`)."""
+
+    def __init__(self, wsgi_app: Any, app: Flask, guard_reads: bool = True) -> None:
+        self.wsgi_app, self.app = wsgi_app, app
+        self.guard_reads = guard_reads  # False: request bodies read as the app reads them
+
+    def __call__(self, environ: Dict[str, Any], start_response: Any) -> Any:
+        if "HTTP_TRANSFER_ENCODING" in environ and self.guard_reads:  # chunked, even with a length
+            environ["wsgi.input"] = _ReadGuard(environ["wsgi.input"])
+        if (environ.get("REQUEST_METHOD") == "POST" and _same_origin(environ) and
+                environ.get("CONTENT_TYPE", "").startswith("application/x-www-form-urlencoded")
+                and _wants_page(environ) and _apply_override(environ)):
+            start_response = _see_other_for_no_content(self.app, environ, start_response)
+        return self.wsgi_app(environ, start_response)
+
+
 def _split_result(rv: Any) -> Tuple[Any, Any, Any]:
     """A view's return value as (body, status, headers), as Flask reads tuples."""
     if not isinstance(rv, tuple) or len(rv) not in (2, 3):
@@ -1782,8 +1788,8 @@ class FlaskAPI(Flask):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.config.setdefault("DEFAULT_PARSERS", [JSONParser, URLEncodedParser, MultiPartParser])
-        self.config.setdefault("DEFAULT_RENDERERS", [JSONRenderer, BrowsableAPIRenderer])
+        self.config.setdefault("DEFAULT_PARSERS", list(_DEFAULT_PARSERS))
+        self.config.setdefault("DEFAULT_RENDERERS", list(_DEFAULT_RENDERERS))
         self.config.setdefault("URL_FORMAT_OVERRIDE", "format")
         self.config.setdefault("BROWSABLE_API_BRANDING", "Flask API")
         self.api_settings = APISettings(self.config)
@@ -1956,8 +1962,7 @@ class BrowsableAPI:
     The request class and request parsing stay Flask's.
     """
 
-    #: Negotiated as in `FlaskAPI`: JSON first, so a client that takes anything gets JSON.
-    renderer_classes = (JSONRenderer, BrowsableAPIRenderer)  # type: Sequence[Any]
+    renderer_classes = _DEFAULT_RENDERERS  # type: Sequence[Any]  # negotiated as in FlaskAPI
 
     def __init__(self, app: Optional[Flask] = None) -> None:
         self.renderers = _resolve(tuple(self.renderer_classes), "renderer_classes")
@@ -2313,11 +2318,11 @@ class APISettings:
 
     @property
     def DEFAULT_PARSERS(self) -> Any:
-        return self._classes("DEFAULT_PARSERS", [JSONParser, URLEncodedParser, MultiPartParser])
+        return self._classes("DEFAULT_PARSERS", list(_DEFAULT_PARSERS))
 
     @property
     def DEFAULT_RENDERERS(self) -> Any:
-        return self._classes("DEFAULT_RENDERERS", [JSONRenderer, BrowsableAPIRenderer])
+        return self._classes("DEFAULT_RENDERERS", list(_DEFAULT_RENDERERS))
 
 
 default_settings = APISettings()
