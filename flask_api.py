@@ -1165,34 +1165,67 @@ class BrowsableAPIRenderer(BaseRenderer):
         return _compiled(app, self.template) if self.template else _page()
 
     def get_context(self, data: Any, status: int, headers: Any) -> Dict[str, Any]:
-        """Everything the page shows, computed here so the template stays logic-free."""
+        """Everything the page shows, so the template stays logic-free: made of the steps
+        below, each a method a subclass may override (as the route index does)."""
         app, req = _current_app._get_current_object(), _request._get_current_object()
         view = _view_for(app, req)
-        allowed = _allowed_methods(app, req)
+        allowed = self.get_allowed_methods(app, req)
         body = _page_json(data)
-        doc = _view_doc(view)
+        description = self.get_description(view)
         return {
             "base": _page(),
             "branding": app.config.get("BROWSABLE_API_BRANDING", "Flask API"),
-            "title": _view_name(view) or _phrase(status) or "Error",
-            "description": doc,
-            "description_html": _markdown(doc),
+            "title": self.get_name(view, status),
+            "description": description,
+            "description_html": _markdown(description),
             "root_url": _href(req.script_root + "/"),
-            "breadcrumbs": _breadcrumbs(app, req),
+            "breadcrumbs": self.get_breadcrumbs(app, req),
             "method": "GET" if req.method == "HEAD" else req.method,  # HEAD: GET's headers
             "path": _href(req.script_root + req.path, req.query_string),
             "status_line": "{} {}".format(status, _phrase(status)),
             "status_ok": is_success(status),
-            "headers": _shown_headers(allowed, headers),
-            "links": _relations(headers) if headers else [],
+            "headers": self.get_headers(allowed, headers),
+            "links": self.get_links(headers),
             "body": body,  # the text, for a template of your own
             "body_html": _linked_body(body),
             "allowed": allowed,
-            "content": body if isinstance(data, dict) and req.method == "GET"
-            and is_success(status) and len(body) <= _RAW_CONTENT else "",
-            "json_url": _format_url(app, req, "json"),
+            "content": self.get_form_content(data, body, status, req.method),
+            "json_url": self.get_json_url(app, req),
             "csrf_token": _csrf_token() if "csrf" in app.extensions else None,
         }
+
+    def get_name(self, view: Any, status: int) -> str:
+        """The page's title: the view's name (``NoteDetailView`` is "Note Detail")."""
+        return _view_name(view) or _phrase(status) or "Error"
+
+    def get_description(self, view: Any) -> str:
+        """The view's docstring, up to a line ``---``; Markdown where it is installed."""
+        return _view_doc(view)
+
+    def get_breadcrumbs(self, app: Flask, req: Request) -> List[Tuple[str, str]]:
+        """(name, href) for each path prefix that routes somewhere, ending with this page."""
+        return _breadcrumbs(app, req)
+
+    def get_allowed_methods(self, app: Flask, req: Request) -> List[str]:
+        """The methods the page offers forms for, as the ``Allow`` header lists them."""
+        return _allowed_methods(app, req)
+
+    def get_headers(self, allowed: List[str], headers: Any) -> List[Tuple[str, str]]:
+        """The response headers an API client gets, as the page lists them."""
+        return _shown_headers(allowed, headers)
+
+    def get_links(self, headers: Any) -> List[Tuple[str, str]]:
+        """(rel, href) of the response's ``Link`` header, shown as buttons."""
+        return _relations(headers) if headers else []
+
+    def get_form_content(self, data: Any, body: str, status: int, method: str) -> str:
+        """What the raw form's box starts with: an object the GET answered, to edit and send."""
+        return body if (isinstance(data, dict) and method == "GET" and is_success(status)
+                        and len(body) <= _RAW_CONTENT) else ""
+
+    def get_json_url(self, app: Flask, req: Request) -> Optional[str]:
+        """The "View as JSON" link: this URL with ``?format=json``; None for none."""
+        return _format_url(app, req, "json")
 
 
 #: A body with a list or object of more items than this is big: on its page each item of
@@ -1606,14 +1639,34 @@ def _wants_index() -> bool:
 _INDEX_DOC = "The routes of this app; those without arguments are links."
 
 
+class _RouteIndex:
+    """The page's steps that differ for the index of routes, which has no JSON counterpart:
+    no Content-Type to show, no "View as JSON"."""
+
+    def get_name(self, view: Any, status: int) -> str:
+        return "Routes"
+
+    def get_description(self, view: Any) -> str:
+        return _INDEX_DOC
+
+    def get_headers(self, allowed: List[str], headers: Any) -> List[Tuple[str, str]]:
+        return [("Vary", "Accept")]
+
+    def get_json_url(self, app: Flask, req: Request) -> Optional[str]:
+        return None
+
+
+@functools.lru_cache(maxsize=16)  # one per page renderer class: a few per app
+def _index_renderer(renderer_class: Any) -> BrowsableAPIRenderer:
+    """The app's page renderer (its template, its steps), with the index's steps first."""
+    return cast(BrowsableAPIRenderer, type("RouteIndex", (_RouteIndex, renderer_class), {})())
+
+
 def _index_page(renderer: BrowsableAPIRenderer, media_type: MediaType) -> Response:
     """The page listing the app's routes, each a link where it takes no arguments."""
     app, req = _current_app._get_current_object(), _request._get_current_object()
-    context = renderer.get_context(_route_index(app, req), HTTP_200_OK, [])
-    # An index has no JSON counterpart: no Content-Type to show, no "View as JSON".
-    context.update(title="Routes", description=_INDEX_DOC, description_html=Markup(
-        "<p>{}</p>").format(_INDEX_DOC), headers=[("Vary", "Accept")], json_url=None)
-    body = renderer.render_context(context)
+    index = _index_renderer(cast(Any, type(renderer)))
+    body = index.render_context(index.get_context(_route_index(app, req), HTTP_200_OK, []))
     response = app.response_class(_page_bytes(body), content_type=renderer.content_type)
     response.headers.add("Vary", "Accept")
     _add_renderer_headers(response, renderer, [])

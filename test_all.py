@@ -4240,6 +4240,28 @@ def test_browsers_get_an_index_of_routes_at_a_root_without_a_route(library):
     assert page.find("a", href="http://localhost/things/")
 
 
+def test_a_renderer_subclass_changes_one_step_of_the_page_and_of_the_index(app, client):
+    class ShortCrumbs(BrowsableAPIRenderer):
+        def get_name(self, view, status):
+            return "Shop: " + super().get_name(view, status)
+
+        def get_breadcrumbs(self, app, req):
+            return [("Shop", "/")]
+
+    app.config["DEFAULT_RENDERERS"] = [JSONRenderer, ShortCrumbs]
+    @app.route("/items/<int:key>")
+    def item_detail(key):
+        return {"key": key}
+
+    page = _browse(client, "/items/1")
+    assert page.one("h1").text == "Shop: Item Detail"
+    assert [a.text for a in page.find("a", within=page.one("nav"))] == ["Shop"]
+    index = _browse(client, "/")
+    assert index.one("h1").text == "Routes"  # the index's own step wins over the subclass's
+    assert [a.text for a in index.find("a", within=index.one("nav"))] == ["Shop"]
+    assert "/items/<int:key>" in {route["rule"] for route in index.body_json}
+
+
 def test_index_on_a_flaskapi_app_lists_its_routes(app, client):
     app.add_url_rule("/hello", "hello", lambda: {"hello": "world"})
     page, routes = _index(client)
