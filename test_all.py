@@ -6188,6 +6188,90 @@ def test_browser_without_javascript_puts_from_each_librarys_page(chromium, thing
 
 
 # ---------------------------------------------------------------------------
+# Extensions people wrap (#27)
+# Flask-Caching keeping pages, Flask-RESTful's own 405, the notes app's database down at start.
+# ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory):
+    """A Redis server of its own, on a Unix socket in a temporary folder, stopped after."""
+    server = shutil.which("redis-server")
+    if not server:
+        _missing("REQUIRE_REDIS", "the Redis test needs its server (Debian: apt-get install "
+                 "redis-server)")
+    _optional("redis")
+    folder = tmp_path_factory.mktemp("redis")
+    socket_path = str(folder / "redis.sock")
+    proc = subprocess.Popen([server, "--port", "0", "--unixsocket", socket_path, "--save", "",
+                             "--dir", str(folder)], stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while not os.path.exists(socket_path):
+            assert proc.poll() is None and time.monotonic() < deadline, "redis did not start"
+            time.sleep(0.05)
+        yield "unix://" + socket_path
+    finally:
+        _stop(proc)
+
+
+@pytest.fixture(params=["simple", "filesystem", "redis"])
+def cache_config(request, tmp_path):
+    """Flask-Caching's configuration for one of its pickling backends, empty."""
+    if request.param == "simple":
+        return {"CACHE_TYPE": "SimpleCache"}
+    if request.param == "filesystem":
+        return {"CACHE_TYPE": "FileSystemCache", "CACHE_DIR": str(tmp_path / "cache")}
+    return {"CACHE_TYPE": "RedisCache", "CACHE_REDIS_URL": request.getfixturevalue("redis_url"),
+            "CACHE_KEY_PREFIX": request.node.name}  # the server lives on between tests
+
+
+def _path_and_accept():
+    """The cache key README gives: Flask-Caching keys by path alone and ignores Vary."""
+    return "view/{}|{}".format(request.full_path, request.headers.get("Accept", ""))
+
+
+def _cached_things(kind, config):
+    """/things, whose view returns a response already rendered (so the cache keeps the page
+    itself), under Flask-Caching's ``@cache.cached``; a hook adds a header after the view."""
+    flask_caching = _optional("flask_caching")
+    app = FlaskAPI(__name__) if kind == "FlaskAPI" else Flask(__name__)
+    cache = flask_caching.Cache(app, config=config)
+    calls = []
+
+    @app.route("/things")
+    @cache.cached(key_prefix=_path_and_accept)
+    def things():
+        calls.append(request.headers.get("Accept"))
+        data = {"call": len(calls)}
+        return flask_api.APIResponse(data) if kind == "FlaskAPI" else make_response(jsonify(data))
+
+    @app.after_request
+    def stamp(response):
+        response.headers["X-Later"] = "stamped"
+        return response
+    if kind == "BrowsableAPI":
+        BrowsableAPI(app)
+    return app, calls
+
+
+@pytest.mark.parametrize("kind", ["FlaskAPI", "BrowsableAPI"])
+def test_flask_caching_keeps_the_page_and_the_json_each_for_its_own_clients(
+        kind, cache_config, caplog):
+    app, calls = _cached_things(kind, cache_config)
+    client = app.test_client()
+    pages = [_browse(client, "/things") for _ in range(2)]
+    answers = [client.get("/things", headers={"Accept": "application/json"}) for _ in range(2)]
+    assert calls == [BROWSER_ACCEPT, "application/json"]  # the second of each: from the cache
+    for page in pages:
+        assert page.content_type == HTML_TYPE and page.body_json == {"call": 1}
+        assert "X-Later: stamped" in page.response_text  # listed after the view, cached or not
+    for answer in answers:
+        assert answer.mimetype == "application/json" and _json(answer) == {"call": 2}
+    assert [record.getMessage() for record in caplog.records
+            if record.levelname in ("WARNING", "ERROR")] == []
+
+
+# ---------------------------------------------------------------------------
 # Real servers: gunicorn
 # Workers and masters sharing one store, killed mid-write, and their memory.
 # ---------------------------------------------------------------------------
