@@ -1944,10 +1944,8 @@ class BrowsableAPI:
             negotiated = req.environ.get(_PAGE_KEY)
             if negotiated is None:
                 return response  # an API client's
-            error = req.routing_exception
-            if isinstance(error, _MethodNotAllowed) and response.mimetype == "text/html":
-                # werkzeug's HTML 405: shown as the page, with the allowed methods' forms
-                response.set_data(_json_dumps({"detail": error.description}))
+            if isinstance(rv, _MethodNotAllowed):  # werkzeug's HTML 405, as data for the page
+                response.set_data(_json_dumps({"detail": rv.description}))
                 response.mimetype = "application/json"
             return _as_page(response, *negotiated)
         app.make_response = make_page_for_browsers  # type: ignore[method-assign]
