@@ -1141,6 +1141,8 @@ class BrowsableAPIRenderer(BaseRenderer):
         app, req = _current_app._get_current_object(), _request._get_current_object()
         view = _view_for(app, req)
         allowed = _allowed_methods(app, req)
+        if status == HTTP_405_METHOD_NOT_ALLOWED:  # the methods its own Allow names, if any
+            allowed = sorted(parse_list_header(Headers(headers).get("Allow", ""))) or allowed
         body = _page_json(data)
         doc = _view_doc(view)
         return {

@@ -6305,6 +6305,24 @@ def test_flask_restfuls_own_json_405_is_the_page_for_browsers_and_stays_for_clie
     assert b'"message"' in api.data
 
 
+@pytest.mark.parametrize("flask_class", [FlaskAPI, Flask], ids=["FlaskAPI", "BrowsableAPI"])
+def test_a_json_405_made_by_a_view_offers_the_forms_of_the_methods_in_its_allow(flask_class):
+    app = flask_class(__name__)
+
+    @app.route("/report", methods=["GET", "POST"])
+    def report():
+        """A report, made by a POST."""
+        if request.method == "GET":  # not made yet
+            return jsonify(detail="POST to make the report."), 405, {"Allow": "POST"}
+        return jsonify(made=True), 201
+    client = _finish(app, flask_class is Flask).test_client()
+    page = _browse(client, "/report")
+    assert page.status_code == 405 and page.one("h1").text == "Report"
+    assert page.buttons == {"POST"}  # and no GET link:
+    assert [a.text for a in page.find("a", class_="button")] == []
+    assert "Allow: POST\n" in page.response_text
+
+
 # ---------------------------------------------------------------------------
 # Real servers: gunicorn
 # Workers and masters sharing one store, killed mid-write, and their memory.
