@@ -5123,15 +5123,6 @@ def test_postgres_refuses_a_notes_table_that_is_not_this_apps(postgres, notes_ma
         assert db.execute("SELECT * FROM notes").fetchall() == [(1, "theirs")]
 
 
-def test_postgres_unreachable_at_start_is_said_in_one_line(notes_main, capsys):
-    pytest.importorskip("psycopg")
-    with pytest.raises(SystemExit):
-        notes_app.main(["--db", "postgresql://notes@127.0.0.1:1/notes"])
-    err = capsys.readouterr().err
-    assert err.startswith("notes_app: cannot use the PostgreSQL database: ")
-    assert err.count("\n") == 1 and "Traceback" not in err
-
-
 def test_postgres_down_mid_run_is_a_503_and_the_app_recovers_by_itself(postgres):
     client = notes_app.create_app(db=postgres.new_database()).test_client()
     assert client.get("/").status_code == 200
@@ -6321,6 +6312,90 @@ def test_a_json_405_made_by_a_view_offers_the_forms_of_the_methods_in_its_allow(
     assert page.buttons == {"POST"}  # and no GET link:
     assert [a.text for a in page.find("a", class_="button")] == []
     assert "Allow: POST\n" in page.response_text
+
+
+def test_notes_app_with_postgres_unreachable_at_start_answers_503_and_says_so_once(
+        notes_main, caplog):
+    _optional("psycopg")
+    client = notes_main(["--db", "postgresql://notes@127.0.0.1:1/notes"])[0].test_client()
+    answers = [client.get("/")]
+    time.sleep(1.1)  # past the next try: the server is tried again, and fails again
+    answers += [client.get("/1/"), _put(client, 1, "while down")]
+    for answer in answers:
+        assert answer.status_code == 503 and answer.headers["Retry-After"] == "1"
+        assert "cannot be reached" in answer.get_json()["detail"]
+    said = [record.getMessage() for record in caplog.records if record.name == "notes_app"]
+    assert len(said) == 1, said
+    assert said[0].startswith("notes_app: cannot reach the PostgreSQL database (connection")
+
+
+def _get(port, path):
+    """(status, headers, body) of a GET for JSON, on a connection of its own."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("GET", path, headers={"Accept": "application/json"})
+        resp = conn.getresponse()
+        return resp.status, resp.headers, resp.read()
+    finally:
+        conn.close()
+
+
+def _first_answer(proc, log, workers):
+    """The port of a gunicorn that answers, any status; fails as soon as a worker is booted
+    again (one that exited) or after 60 s."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        text = _read(log)
+        assert proc.poll() is None and text.count("Booting worker") <= workers, text
+        port = re.search(r"Listening at: http://127\.0\.0\.1:([0-9]+)", text)
+        if port and text.count("Booting worker") == workers:
+            with contextlib.suppress(OSError):
+                _get(int(port.group(1)), "/")
+                return int(port.group(1))
+        time.sleep(0.05)
+    pytest.fail("gunicorn did not answer within 60 s:\n" + _read(log))
+
+
+def test_gunicorn_starts_with_postgres_down_answers_503_then_serves_once_it_is_up(tmp_path):
+    """Workers that exited for a database out of reach were booted again twice a second,
+    each saying why, and nothing answered."""
+    if not os.path.exists(GUNICORN):
+        pytest.skip("gunicorn is not installed")
+    _optional("psycopg")
+    if Postgres.find() is None:
+        _no_postgres("the PostgreSQL tests need its server (Debian: apt-get install postgresql)")
+    server = Postgres(Postgres.find())  # made, not started: nothing listens at its URL yet
+    env = {name: value for name, value in os.environ.items() if not name.startswith("NOTES_")}
+    env.update(NOTES_DB=server.url("postgres"), XDG_RUNTIME_DIR=str(tmp_path))
+    log = str(tmp_path / "gunicorn.log")
+    with open(log, "w") as out:
+        proc = subprocess.Popen([GUNICORN, "--workers", "2", "--threads", "4", "--bind",
+                                 "127.0.0.1:0", "notes_app:app"], cwd=NOTES_DIR, env=env,
+                                stdout=out, stderr=subprocess.STDOUT)
+    try:
+        port = _first_answer(proc, log, workers=2)
+        for _ in range(10):  # over 2.5 s: each worker tries the server again, and fails
+            status, headers, body = _get(port, "/")
+            assert status == 503 and headers["Retry-After"] == "1"
+            assert "cannot be reached" in json.loads(body.decode("utf-8"))["detail"]
+            time.sleep(0.25)
+        server.start()
+        deadline, served = time.monotonic() + 10, []
+        while len(served) < 5 and time.monotonic() < deadline:  # 5 in a row: both workers
+            status, _, body = _get(port, "/")
+            served = served + [body] if status == 200 else []
+            time.sleep(0.1)
+        assert len(served) == 5, _read(log)
+        assert [note["text"] for note in json.loads(served[-1].decode("utf-8"))] == INITIAL_TEXTS
+        text = _read(log)
+        assert text.count("Booting worker") == 2, text  # none exited, none booted again
+        assert 1 <= text.count("cannot reach the PostgreSQL database") <= 2, text  # per worker
+        assert text.count("reached the PostgreSQL database: serving") <= 2, text
+    finally:
+        _stop(proc)
+        with contextlib.suppress(subprocess.SubprocessError):
+            server.stop("immediate")
+        shutil.rmtree(server.root, ignore_errors=True)
 
 
 # ---------------------------------------------------------------------------
