@@ -60,10 +60,9 @@ import re
 import sys
 import types
 import typing
-import weakref
 from http import HTTPStatus
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union, cast
+from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union, cast
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 import click
@@ -1169,7 +1168,7 @@ class BrowsableAPIRenderer(BaseRenderer):
         below, each a method a subclass may override (as the route index does)."""
         app, req = _current_app._get_current_object(), _request._get_current_object()
         view = _view_for(app, req)
-        allowed = self.get_allowed_methods(app, req)
+        allowed = self.get_allowed_methods(app, req, status, headers)
         body = _page_json(data)
         description = self.get_description(view)
         return {
@@ -1206,8 +1205,14 @@ class BrowsableAPIRenderer(BaseRenderer):
         """(name, href) for each path prefix that routes somewhere, ending with this page."""
         return _breadcrumbs(app, req)
 
-    def get_allowed_methods(self, app: Flask, req: Request) -> List[str]:
-        """The methods the page offers forms for, as the ``Allow`` header lists them."""
+    def get_allowed_methods(self, app: Flask, req: Request, status: int,
+                            headers: Any) -> List[str]:
+        """The methods the page offers forms for, as the ``Allow`` header lists them: the
+        URL's, or those a 405 names itself (Flask-RESTful's, a view's own)."""
+        if status == HTTP_405_METHOD_NOT_ALLOWED:
+            named = sorted(parse_list_header(Headers(headers).get("Allow", "")))
+            if named:
+                return named
         return _allowed_methods(app, req)
 
     def get_headers(self, allowed: List[str], headers: Any) -> List[Tuple[str, str]]:
@@ -1588,28 +1593,29 @@ def _show_late_headers(response: Response, given: Any) -> None:
     ``after_request`` hooks (Flask-CORS), or of a decorator around the view (Flask-HTTPAuth's
     ``WWW-Authenticate``). They are written in as the response is sent, at `_LATE_HEADERS`,
     unless a hook has compressed the body. Only pages pay for it, not JSON clients."""
-    rendered = len(response.headers)  # a header added later comes after these
-    # The response only by a weak reference: one kept in a function kept on the response would
-    # be a cycle, and each page would then stay in memory until the garbage collector ran.
-    page = weakref.ref(response)
-
-    def get_wsgi_response(environ: Dict[str, Any]) -> Any:
-        response = cast(Response, page())
-        headers = response.headers
-        if len(headers) > rendered:  # the view's own headers, at least, and maybe others
-            _write_late_headers(response, headers.to_wsgi_list()[rendered:], given)
-        return type(response).get_wsgi_response(response, environ)
-    response.get_wsgi_response = get_wsgi_response  # type: ignore[method-assign]
-
-
-def _write_late_headers(response: Response, added: List[Tuple[str, str]], given: Any) -> None:
-    """Write into the page those of the ``added`` headers it did not list: by name, so that
-    one a hook changed (Vary gains Cookie once a session is saved) is not listed twice."""
     items = given.items() if isinstance(given, dict) else given or []
-    shown = {str(name).lower() for name, _ in items} | _UNSHOWN_HEADERS
-    shown.update(name.lower() for name, _ in response.headers.to_wsgi_list()[:len(
-        response.headers) - len(added)])
-    late = [(name, value) for name, value in added if name.lower() not in shown]
+    shown = frozenset(str(name).lower() for name, _ in items)  # the view's own, listed
+    # A partial of plain data pickles, so a cache can keep the page (Flask-Caching); the
+    # cycle it makes through the response ends as the page is sent, which frees it then.
+    response.get_wsgi_response = functools.partial(  # type: ignore[method-assign]
+        _send_page, response, len(response.headers), shown)
+
+
+def _send_page(response: Response, rendered: int, shown: FrozenSet[str],
+               environ: Dict[str, Any]) -> Any:
+    """The page's WSGI response, listing the headers added after its first ``rendered`` that
+    it does not list by name already (a hook's Vary, changed once a session is saved)."""
+    del response.get_wsgi_response  # the class's again: no cycle, and written in once
+    if len(response.headers) > rendered:  # the view's own headers, at least, and maybe others
+        headers = response.headers.to_wsgi_list()
+        listed = shown.union(_UNSHOWN_HEADERS, (name.lower() for name, _ in headers[:rendered]))
+        _write_late_headers(response, [(name, value) for name, value in headers[rendered:]
+                                       if name.lower() not in listed])
+    return response.get_wsgi_response(environ)
+
+
+def _write_late_headers(response: Response, late: List[Tuple[str, str]]) -> None:
+    """Write the ``late`` headers into the page, unless a hook has compressed it."""
     if not late or response.is_streamed or "Content-Encoding" in response.headers:
         return
     body = response.get_data()
@@ -2044,10 +2050,8 @@ class BrowsableAPI:
             negotiated = req.environ.get(_PAGE_KEY)
             if negotiated is None:
                 return response  # an API client's
-            error = req.routing_exception
-            if isinstance(error, _MethodNotAllowed) and response.mimetype == "text/html":
-                # werkzeug's HTML 405: shown as the page, with the allowed methods' forms
-                response.set_data(_json_dumps({"detail": error.description}))
+            if isinstance(rv, _MethodNotAllowed):  # werkzeug's HTML 405, as data for the page
+                response.set_data(_json_dumps({"detail": rv.description}))
                 response.mimetype = "application/json"
             return _as_page(response, *negotiated)
         app.make_response = make_page_for_browsers  # type: ignore[method-assign]

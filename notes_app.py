@@ -10,6 +10,7 @@ Open it in a browser for the browsable page, or use curl for JSON.
 
 import argparse
 import contextlib
+import logging
 import os
 import re
 import sqlite3
@@ -313,6 +314,13 @@ class SQLiteNoteStore(BaseNoteStore):
             db.execute("DELETE FROM notes WHERE key = ?", (key,))
 
 
+_log = logging.getLogger(__name__)
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
 #: Marks the notes table as this app's, where a PostgreSQL database holds other tables too.
 POSTGRES_MARK = "flask_api notes, schema 1"
 POSTGRES_POOL = 4  # connections a process keeps to PostgreSQL, at most
@@ -326,8 +334,9 @@ class PostgresNoteStore(BaseNoteStore):
     advisory lock, so finding the largest key and storing under the next one is a
     single step across every server; reads take none. The server down, restarting or
     out of reach is a 503 within ``POSTGRES_CONNECT_TIMEOUT``, and the pool reconnects
-    by itself. The table is created on first use; a ``notes`` table that is not this
-    app's is refused.
+    by itself. Out of reach at start, too: the store starts anyway, and a request tries
+    again at most once a second. The table is created on first use; a ``notes`` table
+    that is not this app's is refused.
     """
 
     LOCK = 0x4E4F5445  # the advisory lock every write of this app takes
@@ -339,29 +348,46 @@ class PostgresNoteStore(BaseNoteStore):
         except ImportError as exc:
             raise StoreError("a postgresql:// database needs psycopg 3 and psycopg_pool: "
                              "pip install -e '.[postgres]' ({})".format(exc)) from exc
+        self._url, self._notes = url, INITIAL_NOTES if notes is None else notes
         self._errors = (psycopg.OperationalError, psycopg.InterfaceError)
-        try:  # a first connection says plainly why the server cannot be used
-            psycopg.connect(url, connect_timeout=POSTGRES_CONNECT_TIMEOUT).close()
-        except psycopg.Error as exc:
-            raise StoreError("cannot use the PostgreSQL database: {}".format(
-                str(exc).strip().splitlines()[0])) from exc
         self._pool = ConnectionPool(
             url, min_size=1, max_size=POSTGRES_POOL, timeout=POSTGRES_CONNECT_TIMEOUT,
             kwargs={"connect_timeout": POSTGRES_CONNECT_TIMEOUT, "autocommit": True},
             check=ConnectionPool.check_connection, open=False)
-        try:
-            self._pool.open(wait=True, timeout=POSTGRES_CONNECT_TIMEOUT)
-            with self._pool.connection() as db, db.transaction():
-                self._set_up(db, INITIAL_NOTES if notes is None else notes)
-        except StoreError:
-            self._pool.close()
-            raise
-        except Exception as exc:  # unreachable, refused, a wrong password: said in one line
-            self._pool.close()
-            raise StoreError("cannot use the PostgreSQL database: {}".format(
-                str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
-            ) from exc
         weakref.finalize(self, self._pool.close)
+        self._starting = threading.Lock()
+        self._ready, self._said, self._next_try = False, False, 0.0
+        with contextlib.suppress(StoreUnreachable):  # said in the log; requests get a 503
+            self._start()
+
+    def _start(self) -> None:
+        """Set up the table and open the pool, or a `StoreUnreachable` while the server
+        cannot be reached. The log says so at the first failure, not at each, and says
+        when the server is reached after all: once each per process."""
+        import psycopg
+        with self._starting:
+            if self._ready:
+                return
+            if time.monotonic() < self._next_try:
+                raise StoreUnreachable()
+            try:
+                with psycopg.connect(self._url, connect_timeout=POSTGRES_CONNECT_TIMEOUT,
+                                     autocommit=True) as db, db.transaction():
+                    self._set_up(db, self._notes)
+            except self._errors as exc:  # refused, out of reach, starting up, a wrong password
+                self._next_try = time.monotonic() + 1
+                if not self._said:
+                    _log.warning("notes_app: cannot reach the PostgreSQL database (%s); "
+                                 "answering 503 until it can", _first_line(exc))
+                self._said = True
+                raise StoreUnreachable() from exc
+            except psycopg.Error as exc:  # no right to create the table, a malformed URL...
+                raise StoreError("cannot use the PostgreSQL database: {}".format(
+                    _first_line(exc))) from exc
+            self._pool.open()
+            self._ready = True
+        if self._said:
+            _log.warning("notes_app: reached the PostgreSQL database: serving the notes")
 
     def _set_up(self, db: Any, notes: Dict[int, str]) -> None:
         """Create the table, marked as this app's, and fill it if new; refuse another's."""
@@ -382,6 +408,8 @@ class PostgresNoteStore(BaseNoteStore):
         """A pooled connection (in a locked transaction for a write); a 503 when the
         server cannot be reached or the pool has no connection free in time."""
         from psycopg_pool import PoolTimeout
+        if not self._ready:
+            self._start()
         try:
             with self._pool.connection() as db:
                 if not write:
