@@ -359,11 +359,42 @@ _CACHED_ACCEPT = 256
 _LONGEST_CACHED = 64  # Content-Types
 
 
-@functools.lru_cache(maxsize=64)  # each entry up to ~60 media types: about 2 MiB in all
+class _BoundedCache(dict):
+    """What ``function(text, *rest)`` gives, looked up as ``cache[text, *rest]``, where
+    ``text`` is what a client sent: longer than ``longest``, it is worked out afresh each time
+    and never kept, so the cache is bounded in bytes (``maxsize`` keys of at most ``longest``
+    characters; the caller bounds the rest), not only in entries. Full, it starts again.
+    A hit is a plain dict lookup, cheaper than a call: the hot path makes three a request."""
+
+    def __init__(self, function: Any, maxsize: int, longest: int) -> None:
+        super().__init__()
+        self.function, self.maxsize, self.longest = function, maxsize, longest
+
+    def __missing__(self, key: Tuple[Any, ...]) -> Any:
+        value = self.function(*key)
+        if len(key[0]) <= self.longest:
+            if len(self) >= self.maxsize:
+                self.clear()
+            self[key] = value
+        return value
+
+
+def _bounded_cache(maxsize: int, longest: int) -> Any:
+    """Decorator: the function as a `_BoundedCache`."""
+    return lambda function: _BoundedCache(function, maxsize, longest)
+
+
+@_bounded_cache(64, _CACHED_ACCEPT)  # each entry up to ~60 media types: about 2 MiB in all
 def _accepted(accept: str) -> Tuple[MediaType, ...]:
-    """The media ranges of an Accept header (at most ``_LONGEST_HEADER`` long), in order."""
-    items = parse_list_header(accept or "")
+    """The media ranges of an Accept header, cut at ``_LONGEST_HEADER``, in order."""
+    items = parse_list_header(_cut(accept))
     return tuple(MediaType(item) for item in items if "/" in item.partition(";")[0])
+
+
+def _cut(accept: str) -> str:
+    """An Accept header cut after its last whole media range within `_LONGEST_HEADER`."""
+    return accept if len(accept) <= _LONGEST_HEADER else accept[:_LONGEST_HEADER].rpartition(
+        ",")[0]
 
 
 @functools.lru_cache(maxsize=64)
@@ -398,9 +429,9 @@ def _merged(offer: MediaType, wanted: MediaType) -> MediaType:
     return merged
 
 
-@functools.lru_cache(maxsize=1024)
-def _negotiate(renderers: Tuple["BaseRenderer", ...], accept: str,
-               url_format: Optional[str]) -> Optional[Tuple["BaseRenderer", MediaType]]:
+@_bounded_cache(1024, _CACHED_ACCEPT)
+def _negotiate(accept: str, url_format: Optional[str], renderers: Tuple["BaseRenderer", ...]
+               ) -> Optional[Tuple["BaseRenderer", MediaType]]:
     """Pick (renderer, media type) by RFC 9110: for each renderer the most specific
     range that takes it, then quality, specificity, agreeing parameters, server order."""
     if url_format:
@@ -408,7 +439,7 @@ def _negotiate(renderers: Tuple["BaseRenderer", ...], accept: str,
             if renderer.format == url_format:
                 return renderer, _media_type(renderer.media_type)
         return None
-    accepted = (_accepted if len(accept) <= _CACHED_ACCEPT else _accepted.__wrapped__)(accept)
+    accepted = _accepted[(accept,)]
     if not accepted:
         return renderers[0], _media_type(renderers[0].media_type)
     best = None
@@ -437,8 +468,8 @@ def _best_range(offer: MediaType, accepted: Sequence[MediaType]
     return best
 
 
-@functools.lru_cache(maxsize=256)
-def _parser_for(parsers: Tuple["BaseParser", ...], content_type: str
+@_bounded_cache(256, _LONGEST_CACHED)  # a multipart boundary makes most headers unique
+def _parser_for(content_type: str, parsers: Tuple["BaseParser", ...]
                 ) -> Tuple[Optional["BaseParser"], MediaType]:
     """The first parser for a Content-Type header, and the header parsed."""
     media_type = MediaType(content_type)
@@ -448,7 +479,7 @@ def _parser_for(parsers: Tuple["BaseParser", ...], content_type: str
     return None, media_type
 
 
-@functools.lru_cache(maxsize=256)
+@_bounded_cache(256, _CACHED_ACCEPT)
 def _query_value(query_string: str, key: str) -> Optional[str]:
     """One query parameter, without building werkzeug's ``request.args`` just for it."""
     return next((value for name, value in parse_qsl(query_string) if name == key), None)
@@ -462,22 +493,13 @@ def _unimplemented(instance: Any, method: str) -> NotImplementedError:
 
 def _select_parser(parsers: Tuple[Any, ...], environ: Dict[str, Any]) -> Tuple[Any, MediaType]:
     header = environ.get("CONTENT_TYPE", "")
-    if len(header) <= _LONGEST_CACHED:  # a multipart boundary makes most headers unique
-        found = _parser_for(parsers, header)
-    elif len(header) <= _LONGEST_HEADER:
-        found = _parser_for.__wrapped__(parsers, header)
-    else:  # no media type that a parser takes
+    if len(header) > _LONGEST_HEADER:  # no media type that a parser takes
         raise UnsupportedMediaType()
+    found = _parser_for[header, parsers]
     if found[0] is None:
         raise UnsupportedMediaType(
             "Unsupported media type \"{}\" in request.".format(found[1].full_type))
     return found
-
-
-def _cut(accept: str) -> str:
-    """An Accept header cut after its last whole media range within `_LONGEST_HEADER`."""
-    return accept if len(accept) <= _LONGEST_HEADER else accept[:_LONGEST_HEADER].rpartition(
-        ",")[0]
 
 
 def _select_renderer(renderers: Tuple[Any, ...], environ: Dict[str, Any],
@@ -486,17 +508,10 @@ def _select_renderer(renderers: Tuple[Any, ...], environ: Dict[str, Any],
     url_format = None
     if query:
         override = (app or current_app).config.get("URL_FORMAT_OVERRIDE", "format")
-        if override and len(query) <= _CACHED_ACCEPT:
-            url_format = _query_value(query, override)
-        elif override:  # a long query is no cache key, nor a long format in it
-            url_format = _query_value.__wrapped__(query, override)
-            if url_format is not None and len(url_format) > _LONGEST_CACHED:
-                raise NotAcceptable()
-    accept = environ.get("HTTP_ACCEPT", "")
-    if len(accept) <= _CACHED_ACCEPT:
-        result = _negotiate(renderers, accept, url_format)
-    else:  # negotiated afresh, so that no cache holds it
-        result = _negotiate.__wrapped__(renderers, _cut(accept), url_format)
+        url_format = override and _query_value[query, override]
+        if url_format and len(url_format) > _LONGEST_CACHED:  # no renderer's, nor a cache key
+            raise NotAcceptable()
+    result = _negotiate[environ.get("HTTP_ACCEPT", ""), url_format, renderers]
     if result is None:
         raise NotAcceptable()
     return result
@@ -1722,7 +1737,7 @@ def _wants_page(environ: Dict[str, Any]) -> bool:
     """True if the request's Accept negotiates the page before JSON, as a browser's does
     (not one that names ``text/html;q=0``)."""
     renderers = _resolve(_DEFAULT_RENDERERS, "renderers")
-    found = _negotiate.__wrapped__(renderers, _cut(environ.get("HTTP_ACCEPT", "")), None)
+    found = _negotiate.function(environ.get("HTTP_ACCEPT", ""), None, renderers)
     return found is not None and isinstance(found[0], BrowsableAPIRenderer)
 
 
@@ -2075,9 +2090,8 @@ class _BrowsableMiddleware(_Middleware):
         self.renderers = renderers
 
     def __call__(self, environ: Dict[str, Any], start_response: Any) -> Any:
-        accept = environ.get("HTTP_ACCEPT", "")
-        if len(accept) <= _CACHED_ACCEPT and "format=" not in environ.get("QUERY_STRING", ""):
-            negotiated = _negotiate(self.renderers, accept, None)  # cached: cheap for clients
+        if "format=" not in environ.get("QUERY_STRING", ""):  # cached: cheap for clients
+            negotiated = _negotiate[environ.get("HTTP_ACCEPT", ""), None, self.renderers]
         else:
             try:
                 negotiated = _select_renderer(self.renderers, environ, self.app)
@@ -2337,7 +2351,7 @@ def parse_accept_header(accept: str) -> List[Set[MediaType]]:
     Quality values do not order the sets; negotiation weighs them itself.
     """
     by_precedence = [set(), set(), set(), set()]  # type: List[Set[MediaType]]
-    for media_type in _accepted(accept):
+    for media_type in _accepted[(accept,)]:
         by_precedence[3 - media_type.precedence].add(media_type)
     return [media_types for media_types in by_precedence if media_types]
 

@@ -1335,6 +1335,21 @@ def test_a_huge_accept_header_is_read_only_so_far_and_costs_no_lasting_memory(ap
     assert kept < 4 * 1024 * 1024, "{} bytes kept for 4 distinct 700 KiB headers".format(kept)
 
 
+def test_negotiation_caches_keep_no_long_text_and_no_more_than_their_size(app, client):
+    _add_data_view(app)
+    caches = [flask_api._negotiate, flask_api._accepted, flask_api._query_value]
+    for cache in caches:
+        cache.clear()
+    long_accept = "application/json, " + ", ".join("x/y{}".format(n) for n in range(60))
+    for query in ["", "?format=json&pad=" + "p" * 300]:
+        assert client.get("/data" + query, headers={"Accept": long_accept}).status_code == 200
+    assert not any(len(key[0]) > 256 for cache in caches for key in cache)
+    for n in range(2100):  # distinct short headers: at most maxsize kept at any time
+        client.get("/data", headers={"Accept": "application/json, x/y{}".format(n)})
+        assert len(flask_api._negotiate) <= 1024 and len(flask_api._accepted) <= 64
+    assert client.get("/data", headers={"Accept": "application/json"}).status_code == 200
+
+
 def test_a_huge_content_type_is_a_415_not_a_cache_entry(app, client):
     _add_data_view(app)
     response = client.post("/data", data=b"{}", content_type="application/json; x=" + "y" * 5000)
