@@ -1192,11 +1192,12 @@ def _page_json(data: Any) -> str:
     at twice the speed, with the C encoder for every scalar. Any other case (a type only
     the app's encoder knows, a provider of the app's own) is `_json_dumps`'s.
     """
-    provider = getattr(_current_app._get_current_object(), "json", None)
+    provider = getattr(_current_app._get_current_object(), "json", None)  # type: Any
+    flasks_own = type(provider) is DefaultJSONProvider
+    if not flasks_own and not _is_big(data):
+        return _json_dumps(data, indent=4)  # its errors are the JSON client's, once
     try:
-        if type(provider) is not DefaultJSONProvider and not _is_big(data):
-            return _json_dumps(data, indent=4)
-        if type(provider) is DefaultJSONProvider:
+        if flasks_own:
             with contextlib.suppress(_BigBody):  # found on the way, where it is: no search
                 return _indented(data, "\n", provider.sort_keys)
         encode = _compact_encoder(provider)
@@ -1206,17 +1207,17 @@ def _page_json(data: Any) -> str:
 
 
 def _is_big(data: Any) -> bool:
-    """True if the data has a list or object of more than `_BIG_CONTAINER` items."""
-    pending = [data]
+    """True if the data has a list or object of more than `_BIG_CONTAINER` items. Each is
+    looked at once: on data with a cycle, which has no JSON, the search ends too."""
+    pending, seen = [data], set()
     while pending:
         value = pending.pop()
-        if isinstance(value, dict):
-            value = value.values()
-        elif not isinstance(value, (list, tuple)):
+        if not isinstance(value, (dict, list, tuple)) or id(value) in seen:
             continue
         if len(value) > _BIG_CONTAINER:
             return True
-        pending.extend(value)
+        seen.add(id(value))
+        pending.extend(value.values() if isinstance(value, dict) else value)
     return False
 
 

@@ -6188,6 +6188,51 @@ def test_browser_without_javascript_puts_from_each_librarys_page(chromium, thing
 
 
 # ---------------------------------------------------------------------------
+# The page's script under attack (#28)
+# A user's upload, another site, a docstring and cyclic data: none runs script in the API's
+# origin, picks a request to send with the stored headers, or holds a worker. In Chromium
+# with the page's CSP and without it: the script and the server must hold by themselves.
+# ---------------------------------------------------------------------------
+
+CYCLIC_APP = """
+import flask_api
+from flask.json.provider import DefaultJSONProvider
+
+
+class AppProvider(DefaultJSONProvider):
+    '''The app's own JSON provider: the page's fast path is for Flask's only.'''
+
+
+app = flask_api.FlaskAPI("cyclic")
+app.json = AppProvider(app)
+
+
+@app.route("/")
+def cyclic():
+    data = {"name": "loop"}
+    data["self"] = data  # no JSON for it
+    return data
+
+
+for accept in ("application/json", "text/html"):
+    print(app.test_client().get("/", headers={"Accept": accept}).status_code, flush=True)
+"""
+
+
+def test_cyclic_data_is_a_500_at_once_for_a_browser_as_for_a_json_client():
+    if flask_api.DefaultJSONProvider is None:
+        pytest.skip("JSON providers need Flask >= 2.2")
+    try:  # in a process of its own, which a request that never ends cannot keep
+        run = subprocess.run([sys.executable, "-c", CYCLIC_APP], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, timeout=20,
+                             cwd=os.path.dirname(os.path.abspath(__file__)))
+    except subprocess.TimeoutExpired as expired:
+        pytest.fail("no answer in 20 s; answered: {!r}".format(expired.stdout))
+    assert run.stdout.split() == [b"500", b"500"], run.stderr.decode()[-2000:]
+    assert run.stderr.count(b"ValueError: Circular reference detected") == 2
+
+
+# ---------------------------------------------------------------------------
 # Real servers: gunicorn
 # Workers and masters sharing one store, killed mid-write, and their memory.
 # ---------------------------------------------------------------------------
