@@ -1463,18 +1463,24 @@ def _compiled(app: Flask, source: str) -> Any:
 _CSP = ("default-src 'none'{}; connect-src 'self'; img-src 'self' data:; form-action 'self'; "
         "base-uri 'none'; frame-ancestors 'self'")
 _INLINE_RE = re.compile(r"<(script|style)>(.*?)</\1>", re.DOTALL)
-_NO_PAGE_HEADERS = (("X-Frame-Options", "SAMEORIGIN"), ("Content-Security-Policy", _CSP.format("")))
+# The mark of the page, which its script alone swaps in: a header, that an HTML file a user
+# uploaded cannot carry as it can carry any markup.
+_PAGE_MARK = ("X-Flask-API-Page", "1")
+_NO_PAGE_HEADERS = (("X-Frame-Options", "SAMEORIGIN"), ("Content-Security-Policy", _CSP.format("")),
+                    _PAGE_MARK)
 
 
 def _page_headers(html: str) -> Tuple[Tuple[str, str], ...]:
-    """The page's security headers, with the sha256 of each inline script and style."""
+    """The page's security headers, with the sha256 of each inline script and style, and
+    its mark."""
     hashes = {"script": [], "style": []}  # type: Dict[str, List[str]]
     for tag, text in _INLINE_RE.findall(html):
         digest = base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest())
         hashes[tag].append("'sha256-{}'".format(digest.decode("ascii")))
     sources = "".join("; {}-src {}".format(tag, " ".join(found))
                       for tag, found in sorted(hashes.items()) if found)
-    return (("X-Frame-Options", "SAMEORIGIN"), ("Content-Security-Policy", _CSP.format(sources)))
+    return (("X-Frame-Options", "SAMEORIGIN"), ("Content-Security-Policy", _CSP.format(sources)),
+            _PAGE_MARK)
 
 
 def _csrf_token() -> str:
@@ -2511,7 +2517,20 @@ function showRedirect(method, target, next) {
   for (const stale of document.querySelectorAll(".tree-tools")) stale.remove();
 }
 
-// Show a response: an HTML page replaces this one's body, anything else goes in the panel.
+// Whether a response is this API's page, to swap in for this one: the server's mark (a
+// header, which an uploaded HTML file cannot have), HTML, and not a download.
+function isPage(response) {
+  return response.headers.has("X-Flask-API-Page") && isHTML(response) &&
+    !/^\\s*attachment/i.test(response.headers.get("Content-Disposition") || "");
+}
+
+// Whether a response is HTML, by its Content-Type.
+function isHTML(response) {
+  return (response.headers.get("Content-Type") || "").startsWith("text/html");
+}
+
+// Show a response: the API's page replaces this one's body, anything else goes in the
+// panel, as text.
 async function show(response) {
   if (!response) return;  // a redirect, shown already
   const text = await response.text();
@@ -2519,7 +2538,7 @@ async function show(response) {
     showEmpty(response);
     return;
   }
-  if ((response.headers.get("Content-Type") || "").startsWith("text/html")) {
+  if (isPage(response)) {
     const page = new DOMParser().parseFromString(text, "text/html");
     document.title = page.title;
     document.body.replaceWith(document.adoptNode(page.body));
@@ -2559,6 +2578,10 @@ async function navigate(url, push) {
   const turn = ++navigations;
   const response = await send("GET", url);
   if (turn !== navigations) return;  // the user went on (Back, then Forward) meanwhile
+  if (push && response && isHTML(response) && !isPage(response)) {
+    window.location.assign(response.url);  // a visit, under that document's own headers
+    return;
+  }
   if (push) history.pushState(null, "", response ? response.url : url);
   await show(response);
 }

@@ -6194,6 +6194,80 @@ def test_browser_without_javascript_puts_from_each_librarys_page(chromium, thing
 # with the page's CSP and without it: the script and the server must hold by themselves.
 # ---------------------------------------------------------------------------
 
+CSP_MODES = ["csp", "csp-bypassed"]
+
+
+def _attack_tab(chromium, site, csp):
+    """A tab on ``site``, under the page's CSP or without it (as a proxy that drops the
+    header would leave the page: Playwright's bypass_csp)."""
+    return _new_tab(chromium, site, bypass_csp=csp == "csp-bypassed")
+
+
+# A user's upload of HTML: each payload, where it runs, sets window.__pwned.
+EVIL_HTML = (
+    '<!DOCTYPE html><html><head><title>Evil</title></head><body><h1 id="evil">Evil</h1>'
+    '<img src="/nothing.png" onerror="window.__pwned = \'img\'">'
+    '<iframe srcdoc="<script>parent.__pwned = \'iframe\'</script>"></iframe>'
+    '<svg><rect width="9" height="9"><animate attributeName="x" to="1" dur="1s" '
+    'onbegin="window.__pwned = \'svg\'"/></rect></svg></body></html>')
+
+
+def _upload_app(disposition):
+    """/ links to /upload/evil.html: a user's upload, served sandboxed and nosniff, with
+    ``disposition`` (a download, or inline)."""
+    app = FlaskAPI(__name__)
+
+    @app.route("/")
+    def uploads():
+        return {"upload": url_for("upload", name="evil.html", _external=True)}
+
+    @app.route("/upload/<name>")
+    def upload(name):
+        return flask.Response(EVIL_HTML, mimetype="text/html", headers={
+            "Content-Disposition": disposition, "Content-Security-Policy": "sandbox",
+            "X-Content-Type-Options": "nosniff"})
+    return app
+
+
+def _follow_upload_link(tab, site):
+    """With a header stored (links are followed with fetch), follow the body's link."""
+    tab.goto("/")
+    _add_header(tab, "Authorization", "Bearer s3cret")
+    tab.get_by_role("link", name=site + "/upload/evil.html").click()
+
+
+@pytest.mark.parametrize("csp", CSP_MODES)
+def test_browser_a_link_to_an_uploaded_html_download_downloads_it_into_nothing(
+        chromium, live_site, csp):
+    site = live_site.serve(_upload_app("attachment; filename=evil.html"))
+    tab = _attack_tab(chromium, site, csp)
+    try:
+        with tab.expect_download() as download:
+            _follow_upload_link(tab, site)
+        assert download.value.suggested_filename == "evil.html"
+        tab.wait_for_timeout(500)  # time for a payload to run, had any reached the page
+        assert tab.evaluate("typeof window.__pwned") == "undefined"
+        assert tab.locator("#evil").count() == 0 and tab.url == site + "/"
+        _expect(tab.locator("#api-headers summary")).to_contain_text("Authorization")
+    finally:
+        tab.context.close()
+
+
+def test_browser_a_link_to_an_uploaded_html_page_is_a_visit_under_its_own_sandbox(
+        chromium, live_site):
+    site = live_site.serve(_upload_app("inline"))
+    tab = _new_tab(chromium, site)  # not without CSPs: the upload's own is its sandbox
+    try:
+        _follow_upload_link(tab, site)
+        tab.wait_for_url(site + "/upload/evil.html")
+        _expect(tab.locator("#evil")).to_be_visible()
+        assert tab.evaluate("window.origin") == "null"  # its own document, sandboxed
+        tab.wait_for_timeout(500)
+        assert tab.evaluate("typeof window.__pwned") == "undefined"
+    finally:
+        tab.context.close()
+
+
 CYCLIC_APP = """
 import flask_api
 from flask.json.provider import DefaultJSONProvider
