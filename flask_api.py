@@ -2604,7 +2604,7 @@ window.addEventListener("popstate", function () {
 });
 
 // A page the browser loaded itself (a reload, Back to a page loaded before the headers were
-// set, a typed URL) came without the panel's headers: fetch it again with them, and say so.
+// set) came without the panel's headers: fetch it again with them, and say so.
 async function withHeaders() {
   const names = savedHeaders().map(function (pair) { return pair[0]; }).join(", ");
   try {
@@ -2616,7 +2616,30 @@ async function withHeaders() {
     document.documentElement.classList.remove("refetch");
   }
 }
-if (savedHeaders().length) document.documentElement.classList.add("refetch");  // until then
+
+// Whether the browser came to this page from this site: a reload, Back or Forward, or a link
+// of this site. Another site may send it to any URL of the API (a link, a script, a new tab
+// with a copy of this tab's headers): fetching that again with them would send a request of
+// that site's choosing with the user's credentials.
+function cameFromHere() {
+  const entry = performance.getEntriesByType("navigation")[0];
+  if (entry && (entry.type === "reload" || entry.type === "back_forward")) return true;
+  try {
+    return new URL(document.referrer).origin === window.location.origin;
+  } catch (e) { return false; }  // no referrer: a typed URL, a bookmark, or one kept hidden
+}
+const refetching = savedHeaders().length > 0 && cameFromHere();
+if (refetching) document.documentElement.classList.add("refetch");  // hidden until then
+
+// A page another site sent the browser to, or a typed URL: shown as it came, without the
+// stored headers, with a button that fetches it again with them.
+function offerRefetch() {
+  const panel = document.getElementById("api-headers");
+  const again = el("button", {type: "button"}, ["Fetch again with your stored headers"]);
+  again.addEventListener("click", function () { withHeaders(); });
+  if (panel) panel.after(el("p", {class: "hint", id: "api-refetch"}, [
+    "Loaded without your request headers. ", again]));
+}
 window.addEventListener("pageshow", function (event) {
   if (savedHeaders().length && event.persisted) withHeaders();  // Back, from the cache
 });
@@ -2654,7 +2677,8 @@ function enhance() {
 }
 document.addEventListener("DOMContentLoaded", function () {
   enhance();
-  if (savedHeaders().length) withHeaders();
+  if (refetching) withHeaders();
+  else if (savedHeaders().length) offerRefetch();
 });
 
 // The request headers panel: the active headers, a remove button each, add, clear all.

@@ -6268,6 +6268,68 @@ def test_browser_a_link_to_an_uploaded_html_page_is_a_visit_under_its_own_sandbo
         tab.context.close()
 
 
+@pytest.fixture
+def other_site():
+    """Another origin (another port): a site the user visits, which the API does not trust."""
+    site = _LiveSite()
+    yield site
+    site.close()
+
+
+def _page_running(script):
+    """A page of another site that runs ``script`` as it loads."""
+    def wsgi(environ, start_response):
+        start_response("200 OK", [("Content-Type", "text/html")])
+        return ["<!DOCTYPE html><title>Elsewhere</title><script>{}</script>".format(
+            script).encode("utf-8")]
+    return wsgi
+
+
+def _bump_app(elsewhere):
+    """/ links to ``elsewhere``; /bump/ is a GET with a side effect: it counts the requests
+    that carry an Authorization header, and says how many it has counted."""
+    app = FlaskAPI(__name__)
+    app.config["bumps"] = 0
+
+    @app.route("/")
+    def start():
+        return {"elsewhere": elsewhere}
+
+    @app.route("/bump/")
+    def bump():
+        app.config["bumps"] += bool(request.headers.get("Authorization"))
+        return {"bumps": app.config["bumps"]}
+    return app
+
+
+@pytest.mark.parametrize("how", ["location.href", "window.open"])
+def test_browser_another_site_sending_the_user_to_the_api_sends_no_stored_header(
+        tab, live_site, other_site, how):
+    app = _bump_app(other_site.url + "/")
+    site = live_site.serve(app)
+    target = json.dumps(site + "/bump/")
+    other_site.serve(_page_running("location.href = " + target if how == "location.href"
+                                   else "window.open(" + target + ")"))
+    tab.goto(site + "/")
+    _add_header(tab, "Authorization", "Bearer s3cret")
+    if how == "location.href":
+        tab.get_by_role("link", name=other_site.url + "/").click()
+        shown = tab
+    else:  # a new tab, which starts with a copy of this tab's sessionStorage
+        with tab.context.expect_page() as opened:
+            tab.get_by_role("link", name=other_site.url + "/").click()
+        shown = opened.value
+    shown.wait_for_url(site + "/bump/")
+    again = shown.get_by_role("button", name="Fetch again with your stored headers")
+    _expect(again).to_be_visible()
+    _expect(shown.locator("pre.response")).to_contain_text('"bumps": 0')  # as loaded
+    assert app.config["bumps"] == 0
+    again.click()  # the user's own choice
+    _expect(shown.locator("pre.response")).to_contain_text('"bumps": 1')
+    _expect(shown.locator("#api-refetched")).to_contain_text("Authorization")
+    assert app.config["bumps"] == 1
+
+
 CYCLIC_APP = """
 import flask_api
 from flask.json.provider import DefaultJSONProvider
