@@ -2883,7 +2883,7 @@ function bodyModel() {
 // ---- The body as a tree: fold, unfold, filter, links; lines built when first shown ----
 const FIRST_LINES = 2000;  // lines shown unfolded at first; the rest starts folded
 const MOST_LINES = 10000;  // lines "Unfold all" shows at the most
-const GROUP = 100;  // a longer array shows its items in groups of 100, 10,000, ...
+const GROUP = 100;  // a longer array or object shows its members in groups of 100, 10,000, ...
 const MOST_MATCHES = 1000;  // matches of the filter shown at the most
 const lineData = new WeakMap();  // a line's {node, from, to}: its value, or a group's range
 let treeFilter = null;  // while filtering: {keep: nodes on the way to a match, hits: matches}
@@ -2927,8 +2927,8 @@ function treeLine(key, data, last) {
   const line = el("span", {class: group ? "line group" : "line"});
   lineData.set(line, data);
   if (container && (group || childCount(data))) {
-    const name = key !== null ? key : group ? "items " + data.from + " to " + (data.to - 1) :
-      "value";
+    const name = key !== null ? key : group ? (node.type === "object" ? "keys " : "items ") +
+      data.from + " to " + (data.to - 1) : "value";
     line.append(el("button", {type: "button", class: "fold", "aria-expanded": "false",
       "aria-label": "Unfold " + name}));
   }
@@ -2978,8 +2978,8 @@ const URL_IN_TEXT = new RegExp("https?://" + URL_CHAR + "*(?:[(]" + URL_CHAR + "
 // How many lines a container's children take: its members, or its groups of members.
 function childCount(data) {
   const node = data.node;
-  if (node.type === "object" || filtered(data)) return shownMembers(node).length;
-  const from = data.from || 0, to = data.to === undefined ? node.items.length : data.to;
+  if (filtered(data)) return shownMembers(node).length;
+  const from = data.from || 0, to = data.to === undefined ? membersOf(node).length : data.to;
   return Math.ceil((to - from) / groupSize(to - from));
 }
 
@@ -2995,33 +2995,44 @@ function groupSize(count) {
   return size;
 }
 
+// A container's members: an object's [key, value] entries, an array's items.
+function membersOf(node) {
+  return node.type === "object" ? node.entries : node.items;
+}
+
 // The members a container shows: all, or while filtering those on the way to a match.
 function shownMembers(node) {
-  const members = node.type === "object" ? node.entries : node.items;
-  if (!filtered({node: node})) return members;
-  return members.filter(function (member) {
+  if (!filtered({node: node})) return membersOf(node);
+  return membersOf(node).filter(function (member) {
     return treeFilter.keep.has(node.type === "object" ? member[1] : member);
   });
 }
 
-// The lines of a container's (or a group's) children.
+// The lines of a container's (or a group's) children: an object's as an array's, so that a
+// million keys are a hundred lines, as a million items are.
 function childLines(data) {
   const node = data.node;
-  if (node.type === "object") {
-    const members = shownMembers(node), last = members.length - 1;
-    return members.map(function (member, index) {
+  if (filtered(data) && node.type === "array") return matchedItems(node);
+  if (filtered(data)) {
+    const shown = shownMembers(node), last = shown.length - 1;
+    return shown.map(function (member, index) {
       return treeLine(member[0], {node: member[1]}, index === last);
     });
   }
-  if (filtered(data)) return matchedItems(node);
-  const from = data.from || 0, to = data.to === undefined ? node.items.length : data.to;
+  const from = data.from || 0, to = data.to === undefined ? membersOf(node).length : data.to;
   const size = groupSize(to - from), lines = [];
   for (let start = from; start < to; start += size) {
-    lines.push(size === 1 ? treeLine(null, {node: node.items[start]},
-      start === node.items.length - 1) : treeLine(null, {node: node, from: start,
+    lines.push(size === 1 ? memberLine(node, start) : treeLine(null, {node: node, from: start,
       to: Math.min(start + size, to)}, true));
   }
   return lines;
+}
+
+// The line of a container's member: an object's key and value, or an array's item.
+function memberLine(node, index) {
+  const member = membersOf(node)[index], last = index === membersOf(node).length - 1;
+  return node.type === "object" ? treeLine(member[0], {node: member[1]}, last) :
+    treeLine(null, {node: member}, last);
 }
 
 // While filtering, the lines of an array's items on the way to a match, each with its index.
@@ -3193,6 +3204,8 @@ function formFields() {
   return model.type === "object" ? {entries: model.entries, blank: false} : null;
 }
 
+const MOST_FIELDS = 1000;  // fields the form tab offers at the most; past that, the raw box
+
 // Keys that mark an object as one page of a list: {"count": 2, "next": ..., "results": [...]}.
 const PAGE_KEYS = ["count", "next", "previous", "prev", "total", "page", "pages", "offset",
   "limit", "cursor", "per_page", "page_size", "total_pages"];
@@ -3226,7 +3239,9 @@ function sharedFields(items) {
 function formTabs() {
   const content = document.querySelector("form[data-api] textarea[name=_content]");
   const fields = formFields();
-  if (!content || !fields || !fields.entries.length) return;
+  if (!content || !fields || !fields.entries.length || fields.entries.length > MOST_FIELDS) {
+    return;
+  }
   const fieldset = content.closest("fieldset");
   const raw = el("div", {id: "api-raw", role: "tabpanel", "aria-label": "Raw"},
     Array.from(fieldset.children).filter(function (node) { return node.tagName !== "LEGEND" &&

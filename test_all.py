@@ -6124,6 +6124,30 @@ def test_browser_a_100000_item_page_loads_with_its_tree_form_and_links(chromium,
     assert json.loads(app.config["bodies"][-1])["name"] == "new"
 
 
+def test_browser_a_1000000_key_object_loads_with_its_tree_tools_and_buttons(chromium, live_site):
+    body = {"key {}".format(i): "value {}".format(i) for i in range(1000000)}
+    app = FlaskAPI(__name__)
+
+    @app.route("/keys/", methods=["GET", "PUT"])
+    def many_keys():
+        return body
+    tab = _new_tab(chromium, live_site.serve(app))
+    tab.set_default_timeout(90000)
+    try:
+        tab.goto("/keys/")
+        # grouped as a list of a million items is: 100 groups of 10,000, then of 100
+        last_group = tab.get_by_role("button", name="Unfold keys 990000 to 999999")
+        _expect(last_group).to_be_visible(timeout=90000)
+        _expect(tab.locator("#api-curl").get_by_role("button")).to_have_text("Copy as curl")
+        _expect(tab.locator("#api-headers summary")).to_have_text("Request headers")
+        assert tab.get_by_role("tab").count() == 0  # a million fields: the raw box only
+        tab.get_by_label("Filter keys and values").fill("value 999999")
+        _expect(tab.get_by_role("status")).to_have_text("1 match.")
+        _expect(tab.locator(".tree .hit")).to_have_text('"key 999999": "value 999999"')
+    finally:
+        tab.context.close()
+
+
 # ---------------------------------------------------------------------------
 # In a browser: any Flask app
 # Each library's API served live to Chromium.
