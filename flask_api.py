@@ -1103,7 +1103,7 @@ class BrowsableAPIRenderer(BaseRenderer):
     Replace the page with the ``template`` attribute of a subclass (a template
     string), or name a template of the app in config ``BROWSABLE_API_TEMPLATE``;
     either may ``{% extends base %}`` and override its blocks. The page's inline
-    ``<script>`` and ``<style>`` must be the same on every render: the
+    ``<script>`` and ``<style>`` must be in its ``<head>`` and the same on every render: the
     Content-Security-Policy allows them by hash, computed on a template's first render.
     """
 
@@ -1318,12 +1318,34 @@ def _in_blocks(html: str) -> str:
 
 
 _BLOCK = 65536  # characters of the body in one block of the page (`_in_blocks`)
+# A link target the page (a header, a docstring) may link: http(s), or a reference without a scheme
+# ("javascript:" has one); no space, control character, quote or "\".
+_SAFE_TARGET = re.compile(r'(?:https?://|(?![A-Za-z][\w+.-]*:))[^\x00-\x20\x7f"<>\\]*\Z')
 
 
 @functools.lru_cache(maxsize=256)
 def _markdown(text: str) -> Optional[Markup]:
-    """The docstring as HTML when Markdown is installed; it is the developer's own text."""
-    return Markup(_markdown_lib.markdown(text)) if _markdown_lib and text else None
+    """The docstring as HTML when Markdown is installed. The developer's text, but on every
+    visitor's page: its raw HTML is shown as text, and its links lose script URLs."""
+    if not (_markdown_lib and text):
+        return None
+    converter = _markdown_lib.Markdown()
+    converter.preprocessors.deregister("html_block")  # raw HTML as text: Markdown 3's way
+    converter.inlinePatterns.deregister("html")
+    converter.treeprocessors.register(_WebLinksOnly(), "flask_api_links", -1)  # the last
+    return Markup(converter.convert(text))
+
+
+class _WebLinksOnly:
+    """Markdown's last step on a docstring: a link or image keeps its URL only if it is http(s)
+    or relative (`_SAFE_TARGET`) as a browser reads it, entities decoded (``&#106;avascript:``)."""
+
+    def run(self, root: Any) -> None:
+        for node in root.iter():
+            for name in ("href", "src"):
+                url = node.get(name)
+                if url is not None and not _SAFE_TARGET.match(Markup(url).unescape()):
+                    del node.attrib[name]
 
 
 # What a link's path keeps as it is: RFC 3986's path characters. The rest ("\", "%",
@@ -1406,9 +1428,6 @@ def _shown_headers(allowed: Iterable[str], headers: Any) -> List[Tuple[str, str]
 
 
 _URL_HEADERS = frozenset(["location", "content-location", "link"])
-# A link target the page may link: http(s), or a reference without a scheme
-# ("javascript:" has one); no space, control character, quote or "\".
-_SAFE_TARGET = re.compile(r'(?:https?://|(?![A-Za-z][\w+.-]*:))[^\x00-\x20\x7f"<>\\]*\Z')
 _LINK_TARGET_RE = re.compile(r"<([^<>]*)>")  # RFC 8288: <target>; rel="next", ...
 _LINK_VALUE_RE = re.compile(r'<([^<>]*)>((?:[^,"<]|"[^"]*")*)')
 _REL_RE = re.compile(r';\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,"]+))', re.IGNORECASE)
@@ -1463,24 +1482,22 @@ def _compiled(app: Flask, source: str) -> Any:
 _CSP = ("default-src 'none'{}; connect-src 'self'; img-src 'self' data:; form-action 'self'; "
         "base-uri 'none'; frame-ancestors 'self'")
 _INLINE_RE = re.compile(r"<(script|style)>(.*?)</\1>", re.DOTALL)
-# The mark of the page, which its script alone swaps in: a header, that an HTML file a user
-# uploaded cannot carry as it can carry any markup.
-_PAGE_MARK = ("X-Flask-API-Page", "1")
-_NO_PAGE_HEADERS = (("X-Frame-Options", "SAMEORIGIN"), ("Content-Security-Policy", _CSP.format("")),
-                    _PAGE_MARK)
 
 
 def _page_headers(html: str) -> Tuple[Tuple[str, str], ...]:
-    """The page's security headers, with the sha256 of each inline script and style, and
-    its mark."""
+    """The page's headers: no framing, a CSP with the sha256 of each inline script and style
+    in its ``<head>`` (none in what it shows), and the mark of a page its script swaps in."""
     hashes = {"script": [], "style": []}  # type: Dict[str, List[str]]
-    for tag, text in _INLINE_RE.findall(html):
+    for tag, text in _INLINE_RE.findall(html, 0, html.find("</head>")):  # no </head>: none
         digest = base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest())
         hashes[tag].append("'sha256-{}'".format(digest.decode("ascii")))
     sources = "".join("; {}-src {}".format(tag, " ".join(found))
                       for tag, found in sorted(hashes.items()) if found)
     return (("X-Frame-Options", "SAMEORIGIN"), ("Content-Security-Policy", _CSP.format(sources)),
-            _PAGE_MARK)
+            ("X-Flask-API-Page", "1"))
+
+
+_NO_PAGE_HEADERS = _page_headers("")  # before a template's first render: no inline code
 
 
 def _csrf_token() -> str:

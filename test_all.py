@@ -31,6 +31,7 @@ import weakref
 from html.parser import HTMLParser
 
 import flask
+import markupsafe
 import pytest
 from flask import Blueprint, Flask, abort, jsonify, make_response, request, url_for
 from flask.views import MethodView
@@ -6390,6 +6391,72 @@ def test_cyclic_data_is_a_500_at_once_for_a_browser_as_for_a_json_client():
         pytest.fail("no answer in 20 s; answered: {!r}".format(expired.stdout))
     assert run.stdout.split() == [b"500", b"500"], run.stderr.decode()[-2000:]
     assert run.stderr.count(b"ValueError: Circular reference detected") == 2
+
+
+def _scripted_docstring_app():
+    """/, whose docstring holds a script, an event handler and script links; shown by a
+    template of its own, so that this page is its first render (which gives the CSP)."""
+    class OwnPage(BrowsableAPIRenderer):
+        template = "{% extends base %}"
+
+    app = FlaskAPI(__name__)
+    app.config["DEFAULT_RENDERERS"] = [JSONRenderer, OwnPage]
+
+    @app.route("/")
+    def scripted():
+        """Notes <script>window.__pwned = "script"</script> for you.
+
+        <img src="/nothing.png" onerror="window.__pwned = 'img'">
+
+        [A link](javascript:window.__pwned='link'),
+        [an encoded one](&#106;avascript:window.__pwned='entity'),
+        [another](JaVaScRiPt:window.__pwned='case')
+        and ![a picture](javascript:window.__pwned='image').
+        """
+        return {"ok": True}
+    return app
+
+
+@pytest.mark.parametrize("csp", CSP_MODES)
+def test_browser_a_docstrings_scripts_handlers_and_script_links_never_run(
+        chromium, live_site, csp):
+    site = live_site.serve(_scripted_docstring_app())
+    tab = _attack_tab(chromium, site, csp)
+    try:
+        response = tab.goto("/")
+        tab.wait_for_timeout(500)  # time for the image's error
+        assert tab.evaluate("typeof window.__pwned") == "undefined"
+        description = tab.locator(".description")
+        _expect(description).to_contain_text('<script>window.__pwned = "script"</script>')
+        for name in ("A link", "an encoded one", "another"):
+            description.get_by_text(name).click()
+        tab.wait_for_timeout(500)
+        assert tab.evaluate("typeof window.__pwned") == "undefined"
+        assert tab.url == site + "/"
+        assert _inline_hashes('<script>window.__pwned = "script"</script>', "script")[0] \
+            not in response.headers["content-security-policy"]
+    finally:
+        tab.context.close()
+
+
+def test_page_csp_allows_only_the_heads_script_and_style_not_one_in_what_it_shows():
+    class Annotated(BrowsableAPIRenderer):
+        template = "{% extends base %}"  # its own: this page is its first render
+
+        def get_context(self, data, status, headers):
+            context = super().get_context(data, status, headers)
+            context["description_html"] = markupsafe.Markup(
+                "<p>Notes</p><script>window.__pwned = 1</script><style>p {}</style>")
+            return context
+    app = FlaskAPI(__name__)
+    app.config["DEFAULT_RENDERERS"] = [JSONRenderer, Annotated]
+    app.add_url_rule("/", "home", lambda: {"ok": True})
+    page = app.test_client().get("/", headers={"Accept": BROWSER_ACCEPT})
+    html = page.get_data(as_text=True)
+    head = html[:html.index("</head>")]
+    assert "window.__pwned = 1" in html
+    assert _csp(page)["script-src"] == _inline_hashes(head, "script")  # the page's one
+    assert _csp(page)["style-src"] == _inline_hashes(head, "style")
 
 
 # ---------------------------------------------------------------------------
