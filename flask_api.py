@@ -2614,10 +2614,12 @@ document.addEventListener("click", function (event) {
   navigate(url.href, true);
 });
 
-// Back and Forward: fetch the entry's page again, with the headers if any are set.
-window.addEventListener("popstate", function () {
-  if (savedHeaders().length) navigate(window.location.href, false);
-  else window.location.reload();
+// Back and Forward: fetch the entry's page again, with the headers if any are set (and the
+// entry is not one another site sent the browser to: that one is loaded as it comes).
+window.addEventListener("popstate", function (event) {
+  if (savedHeaders().length && !fromElsewhere(event.state)) {
+    navigate(window.location.href, false);
+  } else window.location.reload();
 });
 
 // A page the browser loaded itself (a reload, Back to a page loaded before the headers were
@@ -2634,19 +2636,27 @@ async function withHeaders() {
   }
 }
 
-// Whether the browser came to this page from this site: a reload, Back or Forward, or a link
-// of this site. Another site may send it to any URL of the API (a link, a script, a new tab
-// with a copy of this tab's headers): fetching that again with them would send a request of
-// that site's choosing with the user's credentials.
+// Whether the browser came to this page from this site: a link of this site, or a reload,
+// Back or Forward to a page no other site sent it to. Another site may send it to any URL of
+// the API (a link, a script, a new tab with a copy of this tab's headers, then Back to it):
+// fetching that again with them would send a request of that site's choosing.
 function cameFromHere() {
+  let from = "";  // no referrer: a typed URL, a bookmark, or another site that hid it
+  try { from = new URL(document.referrer).origin; } catch (e) { from = ""; }
+  if (from === window.location.origin) return true;
   const entry = performance.getEntriesByType("navigation")[0];
-  if (entry && (entry.type === "reload" || entry.type === "back_forward")) return true;
-  try {
-    return new URL(document.referrer).origin === window.location.origin;
-  } catch (e) { return false; }  // no referrer: a typed URL, a bookmark, or one kept hidden
+  return !from && !fromElsewhere(history.state) && Boolean(entry) &&
+    (entry.type === "reload" || entry.type === "back_forward");
+}
+
+// Whether a history entry's page came from elsewhere: so marked when it loaded, so that Back
+// and Forward to it (which another site may also make) load it as it comes too.
+function fromElsewhere(state) {
+  return Boolean(state && state.fromElsewhere);
 }
 const refetching = savedHeaders().length > 0 && cameFromHere();
 if (refetching) document.documentElement.classList.add("refetch");  // hidden until then
+else if (savedHeaders().length) history.replaceState({fromElsewhere: true}, "");
 
 // A page another site sent the browser to, or a typed URL: shown as it came, without the
 // stored headers, with a button that fetches it again with them.
@@ -2657,8 +2667,9 @@ function offerRefetch() {
   if (panel) panel.after(el("p", {class: "hint", id: "api-refetch"}, [
     "Loaded without your request headers. ", again]));
 }
-window.addEventListener("pageshow", function (event) {
-  if (savedHeaders().length && event.persisted) withHeaders();  // Back, from the cache
+
+window.addEventListener("pageshow", function (event) {  // Back, from the cache
+  if (savedHeaders().length && event.persisted && !fromElsewhere(history.state)) withHeaders();
 });
 
 // The request form: the real method with fetch, its body from the active tab.

@@ -6301,12 +6301,13 @@ def other_site():
     site.close()
 
 
-def _page_running(script):
-    """A page of another site that runs ``script`` as it loads."""
+def _pages_running(scripts, referrer="strict-origin-when-cross-origin"):
+    """Pages of another site, each running its script (``{path: script}``) as it loads and
+    sending the Referer its ``referrer`` policy says (``no-referrer`` hides where from)."""
     def wsgi(environ, start_response):
-        start_response("200 OK", [("Content-Type", "text/html")])
+        start_response("200 OK", [("Content-Type", "text/html"), ("Referrer-Policy", referrer)])
         return ["<!DOCTYPE html><title>Elsewhere</title><script>{}</script>".format(
-            script).encode("utf-8")]
+            scripts[environ["PATH_INFO"]]).encode("utf-8")]
     return wsgi
 
 
@@ -6314,7 +6315,7 @@ def _bump_app(elsewhere):
     """/ links to ``elsewhere``; /bump/ is a GET with a side effect: it counts the requests
     that carry an Authorization header, and says how many it has counted."""
     app = FlaskAPI(__name__)
-    app.config["bumps"] = 0
+    app.config.update(bumps=0, visits=0)
 
     @app.route("/")
     def start():
@@ -6322,29 +6323,47 @@ def _bump_app(elsewhere):
 
     @app.route("/bump/")
     def bump():
+        app.config["visits"] += 1
         app.config["bumps"] += bool(request.headers.get("Authorization"))
         return {"bumps": app.config["bumps"]}
     return app
 
 
-@pytest.mark.parametrize("how", ["location.href", "window.open"])
+# How another site sends the user to a URL of the API: in the same tab; in a new tab, which
+# starts with a copy of this tab's sessionStorage; or in a new tab that it then sends on to a
+# page of its own, which goes Back (a Back of the other site's, with no referrer to tell).
+SENDS = {
+    "location.href": {"/": "location.href = TARGET"},
+    "window.open": {"/": "window.open(TARGET)"},
+    "window.open, away and back": {
+        "/": "const w = window.open(TARGET); setTimeout(() => { w.location.href = "
+             "location.origin + '/back'; }, 1500)",
+        "/back": "history.back()"},
+}
+
+
+@pytest.mark.parametrize("how", sorted(SENDS))
 def test_browser_another_site_sending_the_user_to_the_api_sends_no_stored_header(
         tab, live_site, other_site, how):
     app = _bump_app(other_site.url + "/")
     site = live_site.serve(app)
-    target = json.dumps(site + "/bump/")
-    other_site.serve(_page_running("location.href = " + target if how == "location.href"
-                                   else "window.open(" + target + ")"))
+    other_site.serve(_pages_running(
+        {path: script.replace("TARGET", json.dumps(site + "/bump/"))
+         for path, script in SENDS[how].items()},
+        "no-referrer" if "back" in how else "strict-origin-when-cross-origin"))
     tab.goto(site + "/")
     _add_header(tab, "Authorization", "Bearer s3cret")
     if how == "location.href":
         tab.get_by_role("link", name=other_site.url + "/").click()
         shown = tab
-    else:  # a new tab, which starts with a copy of this tab's sessionStorage
+    else:
         with tab.context.expect_page() as opened:
             tab.get_by_role("link", name=other_site.url + "/").click()
         shown = opened.value
     shown.wait_for_url(site + "/bump/")
+    if "back" in how:  # there, away, and back again
+        shown.wait_for_url(other_site.url + "/back")
+        shown.wait_for_url(site + "/bump/")
     again = shown.get_by_role("button", name="Fetch again with your stored headers")
     _expect(again).to_be_visible()
     _expect(shown.locator("pre.response")).to_contain_text('"bumps": 0')  # as loaded
