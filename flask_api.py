@@ -1155,7 +1155,7 @@ class BrowsableAPIRenderer(BaseRenderer):
     Replace the page with the ``template`` attribute of a subclass (a template
     string), or name a template of the app in config ``BROWSABLE_API_TEMPLATE``;
     either may ``{% extends base %}`` and override its blocks. The page's inline
-    ``<script>`` and ``<style>`` must be the same on every render: the
+    ``<script>`` and ``<style>`` must be in its ``<head>`` and the same on every render: the
     Content-Security-Policy allows them by hash, computed on a template's first render.
     """
 
@@ -1283,11 +1283,12 @@ def _page_json(data: Any) -> str:
     at twice the speed, with the C encoder for every scalar. Any other case (a type only
     the app's encoder knows, a provider of the app's own) is `_json_dumps`'s.
     """
-    provider = getattr(_current_app._get_current_object(), "json", None)
+    provider = getattr(_current_app._get_current_object(), "json", None)  # type: Any
+    flasks_own = type(provider) is DefaultJSONProvider
+    if not flasks_own and not _is_big(data):
+        return _json_dumps(data, indent=4)  # its errors are the JSON client's, once
     try:
-        if type(provider) is not DefaultJSONProvider and not _is_big(data):
-            return _json_dumps(data, indent=4)
-        if type(provider) is DefaultJSONProvider:
+        if flasks_own:
             with contextlib.suppress(_BigBody):  # found on the way, where it is: no search
                 return _indented(data, "\n", provider.sort_keys)
         encode = _compact_encoder(provider)
@@ -1297,17 +1298,17 @@ def _page_json(data: Any) -> str:
 
 
 def _is_big(data: Any) -> bool:
-    """True if the data has a list or object of more than `_BIG_CONTAINER` items."""
-    pending = [data]
+    """True if the data has a list or object of more than `_BIG_CONTAINER` items. Each is
+    looked at once: on data with a cycle, which has no JSON, the search ends too."""
+    pending, seen = [data], set()
     while pending:
         value = pending.pop()
-        if isinstance(value, dict):
-            value = value.values()
-        elif not isinstance(value, (list, tuple)):
+        if not isinstance(value, (dict, list, tuple)) or id(value) in seen:
             continue
         if len(value) > _BIG_CONTAINER:
             return True
-        pending.extend(value)
+        seen.add(id(value))
+        pending.extend(value.values() if isinstance(value, dict) else value)
     return False
 
 
@@ -1408,12 +1409,34 @@ def _in_blocks(html: str) -> str:
 
 
 _BLOCK = 65536  # characters of the body in one block of the page (`_in_blocks`)
+# A link target the page (a header, a docstring) may link: http(s), or a reference without a scheme
+# ("javascript:" has one); no space, control character, quote or "\".
+_SAFE_TARGET = re.compile(r'(?:https?://|(?![A-Za-z][\w+.-]*:))[^\x00-\x20\x7f"<>\\]*\Z')
 
 
 @functools.lru_cache(maxsize=256)
 def _markdown(text: str) -> Optional[Markup]:
-    """The docstring as HTML when Markdown is installed; it is the developer's own text."""
-    return Markup(_markdown_lib.markdown(text)) if _markdown_lib and text else None
+    """The docstring as HTML when Markdown is installed. The developer's text, but on every
+    visitor's page: its raw HTML is shown as text, and its links lose script URLs."""
+    if not (_markdown_lib and text):
+        return None
+    converter = _markdown_lib.Markdown()
+    converter.preprocessors.deregister("html_block")  # raw HTML as text: Markdown 3's way
+    converter.inlinePatterns.deregister("html")
+    converter.treeprocessors.register(_WebLinksOnly(), "flask_api_links", -1)  # the last
+    return Markup(converter.convert(text))
+
+
+class _WebLinksOnly:
+    """Markdown's last step on a docstring: a link or image keeps its URL only if it is http(s)
+    or relative (`_SAFE_TARGET`) as a browser reads it, entities decoded (``&#106;avascript:``)."""
+
+    def run(self, root: Any) -> None:
+        for node in root.iter():
+            for name in ("href", "src"):
+                url = node.get(name)
+                if url is not None and not _SAFE_TARGET.match(Markup(url).unescape()):
+                    del node.attrib[name]
 
 
 # What a link's path keeps as it is: RFC 3986's path characters. The rest ("\", "%",
@@ -1496,9 +1519,6 @@ def _shown_headers(allowed: Iterable[str], headers: Any) -> List[Tuple[str, str]
 
 
 _URL_HEADERS = frozenset(["location", "content-location", "link"])
-# A link target the page may link: http(s), or a reference without a scheme
-# ("javascript:" has one); no space, control character, quote or "\".
-_SAFE_TARGET = re.compile(r'(?:https?://|(?![A-Za-z][\w+.-]*:))[^\x00-\x20\x7f"<>\\]*\Z')
 _LINK_TARGET_RE = re.compile(r"<([^<>]*)>")  # RFC 8288: <target>; rel="next", ...
 _LINK_VALUE_RE = re.compile(r'<([^<>]*)>((?:[^,"<]|"[^"]*")*)')
 _REL_RE = re.compile(r';\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,"]+))', re.IGNORECASE)
@@ -1553,18 +1573,22 @@ def _compiled(app: Flask, source: str) -> Any:
 _CSP = ("default-src 'none'{}; connect-src 'self'; img-src 'self' data:; form-action 'self'; "
         "base-uri 'none'; frame-ancestors 'self'")
 _INLINE_RE = re.compile(r"<(script|style)>(.*?)</\1>", re.DOTALL)
-_NO_PAGE_HEADERS = (("X-Frame-Options", "SAMEORIGIN"), ("Content-Security-Policy", _CSP.format("")))
 
 
 def _page_headers(html: str) -> Tuple[Tuple[str, str], ...]:
-    """The page's security headers, with the sha256 of each inline script and style."""
+    """The page's headers: no framing, a CSP with the sha256 of each inline script and style
+    in its ``<head>`` (none in what it shows), and the mark of a page its script swaps in."""
     hashes = {"script": [], "style": []}  # type: Dict[str, List[str]]
-    for tag, text in _INLINE_RE.findall(html):
+    for tag, text in _INLINE_RE.findall(html, 0, html.find("</head>")):  # no </head>: none
         digest = base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest())
         hashes[tag].append("'sha256-{}'".format(digest.decode("ascii")))
     sources = "".join("; {}-src {}".format(tag, " ".join(found))
                       for tag, found in sorted(hashes.items()) if found)
-    return (("X-Frame-Options", "SAMEORIGIN"), ("Content-Security-Policy", _CSP.format(sources)))
+    return (("X-Frame-Options", "SAMEORIGIN"), ("Content-Security-Policy", _CSP.format(sources)),
+            ("X-Flask-API-Page", "1"))
+
+
+_NO_PAGE_HEADERS = _page_headers("")  # before a template's first render: no inline code
 
 
 def _csrf_token() -> str:
@@ -2630,7 +2654,20 @@ function showRedirect(method, target, next) {
   for (const stale of document.querySelectorAll(".tree-tools")) stale.remove();
 }
 
-// Show a response: an HTML page replaces this one's body, anything else goes in the panel.
+// Whether a response is this API's page, to swap in for this one: the server's mark (a
+// header, which an uploaded HTML file cannot have), HTML, and not a download.
+function isPage(response) {
+  return response.headers.has("X-Flask-API-Page") && isHTML(response) &&
+    !/^\\s*attachment/i.test(response.headers.get("Content-Disposition") || "");
+}
+
+// Whether a response is HTML, by its Content-Type.
+function isHTML(response) {
+  return (response.headers.get("Content-Type") || "").startsWith("text/html");
+}
+
+// Show a response: the API's page replaces this one's body, anything else goes in the
+// panel, as text.
 async function show(response) {
   if (!response) return;  // a redirect, shown already
   const text = await response.text();
@@ -2638,7 +2675,7 @@ async function show(response) {
     showEmpty(response);
     return;
   }
-  if ((response.headers.get("Content-Type") || "").startsWith("text/html")) {
+  if (isPage(response)) {
     const page = new DOMParser().parseFromString(text, "text/html");
     document.title = page.title;
     document.body.replaceWith(document.adoptNode(page.body));
@@ -2678,6 +2715,10 @@ async function navigate(url, push) {
   const turn = ++navigations;
   const response = await send("GET", url);
   if (turn !== navigations) return;  // the user went on (Back, then Forward) meanwhile
+  if (push && response && isHTML(response) && !isPage(response)) {
+    window.location.assign(response.url);  // a visit, under that document's own headers
+    return;
+  }
   if (push) history.pushState(null, "", response ? response.url : url);
   await show(response);
 }
@@ -2693,14 +2734,16 @@ document.addEventListener("click", function (event) {
   navigate(url.href, true);
 });
 
-// Back and Forward: fetch the entry's page again, with the headers if any are set.
-window.addEventListener("popstate", function () {
-  if (savedHeaders().length) navigate(window.location.href, false);
-  else window.location.reload();
+// Back and Forward: fetch the entry's page again, with the headers if any are set (and the
+// entry is not one another site sent the browser to: that one is loaded as it comes).
+window.addEventListener("popstate", function (event) {
+  if (savedHeaders().length && !fromElsewhere(event.state)) {
+    navigate(window.location.href, false);
+  } else window.location.reload();
 });
 
 // A page the browser loaded itself (a reload, Back to a page loaded before the headers were
-// set, a typed URL) came without the panel's headers: fetch it again with them, and say so.
+// set) came without the panel's headers: fetch it again with them, and say so.
 async function withHeaders() {
   const names = savedHeaders().map(function (pair) { return pair[0]; }).join(", ");
   try {
@@ -2712,9 +2755,41 @@ async function withHeaders() {
     document.documentElement.classList.remove("refetch");
   }
 }
-if (savedHeaders().length) document.documentElement.classList.add("refetch");  // until then
-window.addEventListener("pageshow", function (event) {
-  if (savedHeaders().length && event.persisted) withHeaders();  // Back, from the cache
+
+// Whether the browser came to this page from this site: a link of this site, or a reload,
+// Back or Forward to a page no other site sent it to. Another site may send it to any URL of
+// the API (a link, a script, a new tab with a copy of this tab's headers, then Back to it):
+// fetching that again with them would send a request of that site's choosing.
+function cameFromHere() {
+  let from = "";  // no referrer: a typed URL, a bookmark, or another site that hid it
+  try { from = new URL(document.referrer).origin; } catch (e) { from = ""; }
+  if (from === window.location.origin) return true;
+  const entry = performance.getEntriesByType("navigation")[0];
+  return !from && !fromElsewhere(history.state) && Boolean(entry) &&
+    (entry.type === "reload" || entry.type === "back_forward");
+}
+
+// Whether a history entry's page came from elsewhere: so marked when it loaded, so that Back
+// and Forward to it (which another site may also make) load it as it comes too.
+function fromElsewhere(state) {
+  return Boolean(state && state.fromElsewhere);
+}
+const refetching = savedHeaders().length > 0 && cameFromHere();
+if (refetching) document.documentElement.classList.add("refetch");  // hidden until then
+else if (savedHeaders().length) history.replaceState({fromElsewhere: true}, "");
+
+// A page another site sent the browser to, or a typed URL: shown as it came, without the
+// stored headers, with a button that fetches it again with them.
+function offerRefetch() {
+  const panel = document.getElementById("api-headers");
+  const again = el("button", {type: "button"}, ["Fetch again with your stored headers"]);
+  again.addEventListener("click", function () { withHeaders(); });
+  if (panel) panel.after(el("p", {class: "hint", id: "api-refetch"}, [
+    "Loaded without your request headers. ", again]));
+}
+
+window.addEventListener("pageshow", function (event) {  // Back, from the cache
+  if (savedHeaders().length && event.persisted && !fromElsewhere(history.state)) withHeaders();
 });
 
 // The request form: the real method with fetch, its body from the active tab.
@@ -2750,7 +2825,8 @@ function enhance() {
 }
 document.addEventListener("DOMContentLoaded", function () {
   enhance();
-  if (savedHeaders().length) withHeaders();
+  if (refetching) withHeaders();
+  else if (savedHeaders().length) offerRefetch();
 });
 
 // The request headers panel: the active headers, a remove button each, add, clear all.
@@ -2955,7 +3031,7 @@ function bodyModel() {
 // ---- The body as a tree: fold, unfold, filter, links; lines built when first shown ----
 const FIRST_LINES = 2000;  // lines shown unfolded at first; the rest starts folded
 const MOST_LINES = 10000;  // lines "Unfold all" shows at the most
-const GROUP = 100;  // a longer array shows its items in groups of 100, 10,000, ...
+const GROUP = 100;  // a longer array or object shows its members in groups of 100, 10,000, ...
 const MOST_MATCHES = 1000;  // matches of the filter shown at the most
 const lineData = new WeakMap();  // a line's {node, from, to}: its value, or a group's range
 let treeFilter = null;  // while filtering: {keep: nodes on the way to a match, hits: matches}
@@ -2999,8 +3075,8 @@ function treeLine(key, data, last) {
   const line = el("span", {class: group ? "line group" : "line"});
   lineData.set(line, data);
   if (container && (group || childCount(data))) {
-    const name = key !== null ? key : group ? "items " + data.from + " to " + (data.to - 1) :
-      "value";
+    const name = key !== null ? key : group ? (node.type === "object" ? "keys " : "items ") +
+      data.from + " to " + (data.to - 1) : "value";
     line.append(el("button", {type: "button", class: "fold", "aria-expanded": "false",
       "aria-label": "Unfold " + name}));
   }
@@ -3050,8 +3126,8 @@ const URL_IN_TEXT = new RegExp("https?://" + URL_CHAR + "*(?:[(]" + URL_CHAR + "
 // How many lines a container's children take: its members, or its groups of members.
 function childCount(data) {
   const node = data.node;
-  if (node.type === "object" || filtered(data)) return shownMembers(node).length;
-  const from = data.from || 0, to = data.to === undefined ? node.items.length : data.to;
+  if (filtered(data)) return shownMembers(node).length;
+  const from = data.from || 0, to = data.to === undefined ? membersOf(node).length : data.to;
   return Math.ceil((to - from) / groupSize(to - from));
 }
 
@@ -3067,33 +3143,44 @@ function groupSize(count) {
   return size;
 }
 
+// A container's members: an object's [key, value] entries, an array's items.
+function membersOf(node) {
+  return node.type === "object" ? node.entries : node.items;
+}
+
 // The members a container shows: all, or while filtering those on the way to a match.
 function shownMembers(node) {
-  const members = node.type === "object" ? node.entries : node.items;
-  if (!filtered({node: node})) return members;
-  return members.filter(function (member) {
+  if (!filtered({node: node})) return membersOf(node);
+  return membersOf(node).filter(function (member) {
     return treeFilter.keep.has(node.type === "object" ? member[1] : member);
   });
 }
 
-// The lines of a container's (or a group's) children.
+// The lines of a container's (or a group's) children: an object's as an array's, so that a
+// million keys are a hundred lines, as a million items are.
 function childLines(data) {
   const node = data.node;
-  if (node.type === "object") {
-    const members = shownMembers(node), last = members.length - 1;
-    return members.map(function (member, index) {
+  if (filtered(data) && node.type === "array") return matchedItems(node);
+  if (filtered(data)) {
+    const shown = shownMembers(node), last = shown.length - 1;
+    return shown.map(function (member, index) {
       return treeLine(member[0], {node: member[1]}, index === last);
     });
   }
-  if (filtered(data)) return matchedItems(node);
-  const from = data.from || 0, to = data.to === undefined ? node.items.length : data.to;
+  const from = data.from || 0, to = data.to === undefined ? membersOf(node).length : data.to;
   const size = groupSize(to - from), lines = [];
   for (let start = from; start < to; start += size) {
-    lines.push(size === 1 ? treeLine(null, {node: node.items[start]},
-      start === node.items.length - 1) : treeLine(null, {node: node, from: start,
+    lines.push(size === 1 ? memberLine(node, start) : treeLine(null, {node: node, from: start,
       to: Math.min(start + size, to)}, true));
   }
   return lines;
+}
+
+// The line of a container's member: an object's key and value, or an array's item.
+function memberLine(node, index) {
+  const member = membersOf(node)[index], last = index === membersOf(node).length - 1;
+  return node.type === "object" ? treeLine(member[0], {node: member[1]}, last) :
+    treeLine(null, {node: member}, last);
 }
 
 // While filtering, the lines of an array's items on the way to a match, each with its index.
@@ -3265,6 +3352,8 @@ function formFields() {
   return model.type === "object" ? {entries: model.entries, blank: false} : null;
 }
 
+const MOST_FIELDS = 1000;  // fields the form tab offers at the most; past that, the raw box
+
 // Keys that mark an object as one page of a list: {"count": 2, "next": ..., "results": [...]}.
 const PAGE_KEYS = ["count", "next", "previous", "prev", "total", "page", "pages", "offset",
   "limit", "cursor", "per_page", "page_size", "total_pages"];
@@ -3298,7 +3387,9 @@ function sharedFields(items) {
 function formTabs() {
   const content = document.querySelector("form[data-api] textarea[name=_content]");
   const fields = formFields();
-  if (!content || !fields || !fields.entries.length) return;
+  if (!content || !fields || !fields.entries.length || fields.entries.length > MOST_FIELDS) {
+    return;
+  }
   const fieldset = content.closest("fieldset");
   const raw = el("div", {id: "api-raw", role: "tabpanel", "aria-label": "Raw"},
     Array.from(fieldset.children).filter(function (node) { return node.tagName !== "LEGEND" &&

@@ -31,6 +31,7 @@ import weakref
 from html.parser import HTMLParser
 
 import flask
+import markupsafe
 import pytest
 from flask import Blueprint, Flask, abort, jsonify, make_response, request, url_for
 from flask.views import MethodView
@@ -6269,6 +6270,30 @@ def test_browser_a_100000_item_page_loads_with_its_tree_form_and_links(chromium,
     assert json.loads(app.config["bodies"][-1])["name"] == "new"
 
 
+def test_browser_a_1000000_key_object_loads_with_its_tree_tools_and_buttons(chromium, live_site):
+    body = {"key {}".format(i): "value {}".format(i) for i in range(1000000)}
+    app = FlaskAPI(__name__)
+
+    @app.route("/keys/", methods=["GET", "PUT"])
+    def many_keys():
+        return body
+    tab = _new_tab(chromium, live_site.serve(app))
+    tab.set_default_timeout(90000)
+    try:
+        tab.goto("/keys/")
+        # grouped as a list of a million items is: 100 groups of 10,000, then of 100
+        last_group = tab.get_by_role("button", name="Unfold keys 990000 to 999999")
+        _expect(last_group).to_be_visible(timeout=90000)
+        _expect(tab.locator("#api-curl").get_by_role("button")).to_have_text("Copy as curl")
+        _expect(tab.locator("#api-headers summary")).to_have_text("Request headers")
+        assert tab.get_by_role("tab").count() == 0  # a million fields: the raw box only
+        tab.get_by_label("Filter keys and values").fill("value 999999")
+        _expect(tab.get_by_role("status")).to_have_text("1 match.")
+        _expect(tab.locator(".tree .hit")).to_have_text('"key 999999": "value 999999"')
+    finally:
+        tab.context.close()
+
+
 # ---------------------------------------------------------------------------
 # In a browser: any Flask app
 # Each library's API served live to Chromium.
@@ -6552,6 +6577,271 @@ def test_gunicorn_starts_with_postgres_down_answers_503_then_serves_once_it_is_u
         with contextlib.suppress(subprocess.SubprocessError):
             server.stop("immediate")
         shutil.rmtree(server.root, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------
+# The page's script under attack (#28)
+# A user's upload, another site, a docstring and cyclic data: none runs script in the API's
+# origin, picks a request to send with the stored headers, or holds a worker. In Chromium
+# with the page's CSP and without it: the script and the server must hold by themselves.
+# ---------------------------------------------------------------------------
+
+CSP_MODES = ["csp", "csp-bypassed"]
+
+
+def _attack_tab(chromium, site, csp):
+    """A tab on ``site``, under the page's CSP or without it (as a proxy that drops the
+    header would leave the page: Playwright's bypass_csp)."""
+    return _new_tab(chromium, site, bypass_csp=csp == "csp-bypassed")
+
+
+# A user's upload of HTML: each payload, where it runs, sets window.__pwned.
+EVIL_HTML = (
+    '<!DOCTYPE html><html><head><title>Evil</title></head><body><h1 id="evil">Evil</h1>'
+    '<img src="/nothing.png" onerror="window.__pwned = \'img\'">'
+    '<iframe srcdoc="<script>parent.__pwned = \'iframe\'</script>"></iframe>'
+    '<svg><rect width="9" height="9"><animate attributeName="x" to="1" dur="1s" '
+    'onbegin="window.__pwned = \'svg\'"/></rect></svg></body></html>')
+
+
+def _upload_app(disposition):
+    """/ links to /upload/evil.html: a user's upload, served sandboxed and nosniff, with
+    ``disposition`` (a download, or inline)."""
+    app = FlaskAPI(__name__)
+
+    @app.route("/")
+    def uploads():
+        return {"upload": url_for("upload", name="evil.html", _external=True)}
+
+    @app.route("/upload/<name>")
+    def upload(name):
+        return flask.Response(EVIL_HTML, mimetype="text/html", headers={
+            "Content-Disposition": disposition, "Content-Security-Policy": "sandbox",
+            "X-Content-Type-Options": "nosniff"})
+    return app
+
+
+def _follow_upload_link(tab, site):
+    """With a header stored (links are followed with fetch), follow the body's link."""
+    tab.goto("/")
+    _add_header(tab, "Authorization", "Bearer s3cret")
+    tab.get_by_role("link", name=site + "/upload/evil.html").click()
+
+
+@pytest.mark.parametrize("csp", CSP_MODES)
+def test_browser_a_link_to_an_uploaded_html_download_downloads_it_into_nothing(
+        chromium, live_site, csp):
+    site = live_site.serve(_upload_app("attachment; filename=evil.html"))
+    tab = _attack_tab(chromium, site, csp)
+    try:
+        with tab.expect_download() as download:
+            _follow_upload_link(tab, site)
+        assert download.value.suggested_filename == "evil.html"
+        tab.wait_for_timeout(500)  # time for a payload to run, had any reached the page
+        assert tab.evaluate("typeof window.__pwned") == "undefined"
+        assert tab.locator("#evil").count() == 0 and tab.url == site + "/"
+        _expect(tab.locator("#api-headers summary")).to_contain_text("Authorization")
+    finally:
+        tab.context.close()
+
+
+def test_browser_a_link_to_an_uploaded_html_page_is_a_visit_under_its_own_sandbox(
+        chromium, live_site):
+    site = live_site.serve(_upload_app("inline"))
+    tab = _new_tab(chromium, site)  # not without CSPs: the upload's own is its sandbox
+    try:
+        _follow_upload_link(tab, site)
+        tab.wait_for_url(site + "/upload/evil.html")
+        _expect(tab.locator("#evil")).to_be_visible()
+        assert tab.evaluate("window.origin") == "null"  # its own document, sandboxed
+        tab.wait_for_timeout(500)
+        assert tab.evaluate("typeof window.__pwned") == "undefined"
+    finally:
+        tab.context.close()
+
+
+@pytest.fixture
+def other_site():
+    """Another origin (another port): a site the user visits, which the API does not trust."""
+    site = _LiveSite()
+    yield site
+    site.close()
+
+
+def _pages_running(scripts, referrer="strict-origin-when-cross-origin"):
+    """Pages of another site, each running its script (``{path: script}``) as it loads and
+    sending the Referer its ``referrer`` policy says (``no-referrer`` hides where from)."""
+    def wsgi(environ, start_response):
+        start_response("200 OK", [("Content-Type", "text/html"), ("Referrer-Policy", referrer)])
+        return ["<!DOCTYPE html><title>Elsewhere</title><script>{}</script>".format(
+            scripts.get(environ["PATH_INFO"], "")).encode("utf-8")]
+    return wsgi
+
+
+def _bump_app(elsewhere):
+    """/ links to ``elsewhere``; /bump/ is a GET with a side effect: it counts the requests
+    that carry an Authorization header, and says how many it has counted."""
+    app = FlaskAPI(__name__)
+    app.config["bumps"] = 0
+
+    @app.route("/")
+    def start():
+        return {"elsewhere": elsewhere}
+
+    @app.route("/bump/")
+    def bump():
+        app.config["bumps"] += bool(request.headers.get("Authorization"))
+        return {"bumps": app.config["bumps"]}
+    return app
+
+
+# How another site sends the user to a URL of the API: in the same tab; in a new tab, which
+# starts with a copy of this tab's sessionStorage; or in a new tab that it then sends on to a
+# page of its own, which goes Back (a Back of the other site's, with no referrer to tell).
+SENDS = {
+    "location.href": {"/": "location.href = TARGET"},
+    "window.open": {"/": "window.open(TARGET)"},
+    "window.open, away and back": {
+        "/": "const w = window.open(TARGET); setTimeout(() => { w.location.href = "
+             "location.origin + '/back'; }, 1500)",
+        "/back": "history.back()"},
+}
+
+
+@pytest.mark.parametrize("how", sorted(SENDS))
+def test_browser_another_site_sending_the_user_to_the_api_sends_no_stored_header(
+        tab, live_site, other_site, how):
+    app = _bump_app(other_site.url + "/")
+    site = live_site.serve(app)
+    other_site.serve(_pages_running(
+        {path: script.replace("TARGET", json.dumps(site + "/bump/"))
+         for path, script in SENDS[how].items()},
+        "no-referrer" if "back" in how else "strict-origin-when-cross-origin"))
+    tab.goto(site + "/")
+    _add_header(tab, "Authorization", "Bearer s3cret")
+    if how == "location.href":
+        tab.get_by_role("link", name=other_site.url + "/").click()
+        shown = tab
+    else:
+        with tab.context.expect_page() as opened:
+            tab.get_by_role("link", name=other_site.url + "/").click()
+        shown = opened.value
+    shown.wait_for_url(site + "/bump/")
+    if "back" in how:  # there, away, and back again
+        shown.wait_for_url(other_site.url + "/back")
+        shown.wait_for_url(site + "/bump/")
+    again = shown.get_by_role("button", name="Fetch again with your stored headers")
+    _expect(again).to_be_visible()
+    _expect(shown.locator("pre.response")).to_contain_text('"bumps": 0')  # as loaded
+    assert app.config["bumps"] == 0
+    again.click()  # the user's own choice
+    _expect(shown.locator("pre.response")).to_contain_text('"bumps": 1')
+    _expect(shown.locator("#api-refetched")).to_contain_text("Authorization")
+    assert app.config["bumps"] == 1
+
+
+CYCLIC_APP = """
+import flask_api
+from flask.json.provider import DefaultJSONProvider
+
+
+class AppProvider(DefaultJSONProvider):
+    '''The app's own JSON provider: the page's fast path is for Flask's only.'''
+
+
+app = flask_api.FlaskAPI("cyclic")
+app.json = AppProvider(app)
+
+
+@app.route("/")
+def cyclic():
+    data = {"name": "loop"}
+    data["self"] = data  # no JSON for it
+    return data
+
+
+for accept in ("application/json", "text/html"):
+    print(app.test_client().get("/", headers={"Accept": accept}).status_code, flush=True)
+"""
+
+
+def test_cyclic_data_is_a_500_at_once_for_a_browser_as_for_a_json_client():
+    if flask_api.DefaultJSONProvider is None:
+        pytest.skip("JSON providers need Flask >= 2.2")
+    try:  # in a process of its own, which a request that never ends cannot keep
+        run = subprocess.run([sys.executable, "-c", CYCLIC_APP], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, timeout=20,
+                             cwd=os.path.dirname(os.path.abspath(__file__)))
+    except subprocess.TimeoutExpired as expired:
+        pytest.fail("no answer in 20 s; answered: {!r}".format(expired.stdout))
+    assert run.stdout.split() == [b"500", b"500"], run.stderr.decode()[-2000:]
+    assert run.stderr.count(b"ValueError: Circular reference detected") == 2
+
+
+def _scripted_docstring_app():
+    """/, whose docstring holds a script, an event handler and script links; shown by a
+    template of its own, so that this page is its first render (which gives the CSP)."""
+    class OwnPage(BrowsableAPIRenderer):
+        template = "{% extends base %}"
+
+    app = FlaskAPI(__name__)
+    app.config["DEFAULT_RENDERERS"] = [JSONRenderer, OwnPage]
+
+    @app.route("/")
+    def scripted():
+        """Notes <script>window.__pwned = "script"</script> for you.
+
+        <img src="/nothing.png" onerror="window.__pwned = 'img'">
+
+        [A link](javascript:window.__pwned='link'),
+        [an encoded one](&#106;avascript:window.__pwned='entity'),
+        [another](JaVaScRiPt:window.__pwned='case')
+        and ![a picture](javascript:window.__pwned='image').
+        """
+        return {"ok": True}
+    return app
+
+
+@pytest.mark.parametrize("csp", CSP_MODES)
+def test_browser_a_docstrings_scripts_handlers_and_script_links_never_run(
+        chromium, live_site, csp):
+    site = live_site.serve(_scripted_docstring_app())
+    tab = _attack_tab(chromium, site, csp)
+    try:
+        response = tab.goto("/")
+        tab.wait_for_timeout(500)  # time for the image's error
+        assert tab.evaluate("typeof window.__pwned") == "undefined"
+        description = tab.locator(".description")
+        _expect(description).to_contain_text('<script>window.__pwned = "script"</script>')
+        for name in ("A link", "an encoded one", "another"):
+            description.get_by_text(name).click()
+        tab.wait_for_timeout(500)
+        assert tab.evaluate("typeof window.__pwned") == "undefined"
+        assert tab.url == site + "/"
+        assert _inline_hashes('<script>window.__pwned = "script"</script>', "script")[0] \
+            not in response.headers["content-security-policy"]
+    finally:
+        tab.context.close()
+
+
+def test_page_csp_allows_only_the_heads_script_and_style_not_one_in_what_it_shows():
+    class Annotated(BrowsableAPIRenderer):
+        template = "{% extends base %}"  # its own: this page is its first render
+
+        def get_context(self, data, status, headers):
+            context = super().get_context(data, status, headers)
+            context["description_html"] = markupsafe.Markup(
+                "<p>Notes</p><script>window.__pwned = 1</script><style>p {}</style>")
+            return context
+    app = FlaskAPI(__name__)
+    app.config["DEFAULT_RENDERERS"] = [JSONRenderer, Annotated]
+    app.add_url_rule("/", "home", lambda: {"ok": True})
+    page = app.test_client().get("/", headers={"Accept": BROWSER_ACCEPT})
+    html = page.get_data(as_text=True)
+    head = html[:html.index("</head>")]
+    assert "window.__pwned = 1" in html
+    assert _csp(page)["script-src"] == _inline_hashes(head, "script")  # the page's one
+    assert _csp(page)["style-src"] == _inline_hashes(head, "style")
 
 
 # ---------------------------------------------------------------------------

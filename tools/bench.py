@@ -423,7 +423,8 @@ def memory(requests: int) -> Dict[str, Dict[str, Any]]:
 
 
 # ---------------------------------------------------------------------------
-# Big pages: a list of 20,000 and 100,000 items, on the server and in Chromium
+# Big pages: a list of 20,000 and 100,000 items, and a list and an object of 1,000,000
+# short strings, on the server and in Chromium
 # ---------------------------------------------------------------------------
 
 def big_items(count: int) -> List[Dict[str, Any]]:
@@ -433,16 +434,27 @@ def big_items(count: int) -> List[Dict[str, Any]]:
              "tags": ["red", "green", "blue"][:i % 3 + 1]} for i in range(count)]
 
 
-def big_app(count: int) -> Flask:
+def big_bodies(counts: List[int], strings: int = 0) -> List[Tuple[str, Any]]:
+    """``big_items`` of each count; and for ``strings``, a list of that many short strings
+    and an object of that many keys with the same strings as values."""
+    bodies = [("{:,} items".format(count), big_items(count))
+              for count in counts]  # type: List[Tuple[str, Any]]
+    if strings:
+        values = ["value {}".format(i) for i in range(strings)]
+        bodies += [("{:,} strings".format(strings), values), ("{:,} keys".format(strings), {
+            "key {}".format(i): value for i, value in enumerate(values)})]
+    return bodies
+
+
+def big_app(data: Any) -> Flask:
     from flask_api import FlaskAPI
     app = FlaskAPI(__name__)
-    data = big_items(count)
     app.add_url_rule("/items/", "items", lambda: data)
     return app
 
 
 class BigPage(NamedTuple):
-    items: int
+    body: str
     json_bytes: int
     page_bytes: int
     json_seconds: float  # the server's render, median
@@ -450,11 +462,11 @@ class BigPage(NamedTuple):
     browser: Optional[Dict[str, float]]  # seconds until shown: raw JSON view, page, page no JS
 
 
-def big_pages(counts: List[int], rounds: int, browser: bool) -> List[BigPage]:
-    """The server's JSON and page renders of a big list, and Chromium showing each."""
+def big_pages(bodies: List[Tuple[str, Any]], rounds: int, browser: bool) -> List[BigPage]:
+    """The server's JSON and page renders of each big body, and Chromium showing each."""
     results = []
-    for count in counts:
-        app = big_app(count)
+    for name, data in bodies:
+        app = big_app(data)
         json_call, page_call = Call("GET", "/items/", JSON_ACCEPT), Call("GET", "/items/",
                                                                           BROWSER_ACCEPT)
         json_body, page_body = json_call(app)[1], page_call(app)[1]
@@ -463,14 +475,15 @@ def big_pages(counts: List[int], rounds: int, browser: bool) -> List[BigPage]:
             json_times.append(json_call.loop(app, 1))
             page_times.append(page_call.loop(app, 1))
         shown = chromium_times(app) if browser else None
-        results.append(BigPage(count, len(json_body), len(page_body),
+        results.append(BigPage(name, len(json_body), len(page_body),
                                statistics.median(json_times), statistics.median(page_times), shown))
     return results
 
 
 def chromium_times(app: Flask) -> Optional[Dict[str, float]]:
     """Seconds until Chromium has painted the body: its own view of the raw JSON
-    (``?format=json``), the page, and the page with JavaScript off; None without Chromium."""
+    (``?format=json``), the page (and its script has built its tools: interactive), and the
+    page with JavaScript off; None without Chromium."""
     executable = shutil.which("chromium") or shutil.which("chromium-browser")
     try:
         from playwright.sync_api import sync_playwright
@@ -492,8 +505,8 @@ def chromium_times(app: Flask) -> Optional[Dict[str, float]]:
                 tab = chromium.new_context(java_script_enabled=script).new_page()
                 started = time.perf_counter()
                 tab.goto(address, timeout=180000)
-                if name == "page":
-                    tab.wait_for_selector(".tree .line", timeout=180000)
+                if name == "page":  # the last of the tools the script builds
+                    tab.wait_for_selector("#api-curl button", timeout=180000)
                 tab.screenshot(timeout=180000)  # waits for the frame with the body painted
                 times[name] = time.perf_counter() - started
                 tab.context.close()
@@ -505,12 +518,12 @@ def chromium_times(app: Flask) -> Optional[Dict[str, float]]:
 
 
 def big_page_table(results: List[BigPage]) -> str:
-    lines = ["| items | JSON | page bytes | server: JSON / page | raw JSON view | page | "
-             "page, no JS |", "|---|---|---|---|---|---|---|"]
+    lines = ["| body | JSON | page bytes | server: JSON / page | raw JSON view | "
+             "page, interactive | page, no JS |", "|---|---|---|---|---|---|---|"]
     for row in results:
         shown = row.browser or {}
-        lines.append("| {:,} | {:.1f} MB | {:.2f}x | {:.2f} s / {:.2f} s ({:.2f}x) | {} | {} | "
-                     "{} |".format(row.items, row.json_bytes / 1e6, row.page_bytes / row.json_bytes,
+        lines.append("| {} | {:.1f} MB | {:.2f}x | {:.2f} s / {:.2f} s ({:.2f}x) | {} | {} | "
+                     "{} |".format(row.body, row.json_bytes / 1e6, row.page_bytes / row.json_bytes,
                                    row.json_seconds, row.page_seconds,
                                    row.page_seconds / row.json_seconds, _shown(shown, "raw"),
                                    _shown(shown, "page"), _shown(shown, "no JS")))
@@ -733,7 +746,8 @@ def main(argv: Optional[List[str]] = None) -> None:
     parser.add_argument("--memory", choices=["flaskapi", "flask"], help=argparse.SUPPRESS)
     parser.add_argument("--memory-requests", type=int, default=200, help=argparse.SUPPRESS)
     parser.add_argument("--big-pages", action="store_true",
-                        help="only the big pages: 20,000 and 100,000 items, Chromium included")
+                        help="only the big pages: 20,000 and 100,000 items, 1,000,000 "
+                        "strings in a list and in an object, Chromium included")
     parser.add_argument("--stores", action="store_true",
                         help="only the notes stores under gunicorn, over real sockets")
     args = parser.parse_args(argv)
@@ -743,7 +757,7 @@ def main(argv: Optional[List[str]] = None) -> None:
         print(store_table(stores(6000)))
         return None
     if args.big_pages:
-        print(big_page_table(big_pages([20000, 100000], 3, browser=True)))
+        print(big_page_table(big_pages(big_bodies([20000, 100000], 1000000), 3, browser=True)))
         return None
     rounds = args.rounds or (3 if args.quick else 7)
     round_seconds = 0.04 if args.quick else 0.4  # both apps together
@@ -757,9 +771,9 @@ def main(argv: Optional[List[str]] = None) -> None:
     print(memory_table(mem, requests))
     print()
     if args.quick:  # the server's side, at one size
-        print(big_page_table(big_pages([20000], 3, browser=False)))
+        print(big_page_table(big_pages(big_bodies([20000]), 3, browser=False)))
     else:
-        print(big_page_table(big_pages([20000, 100000], 3, browser=True)))
+        print(big_page_table(big_pages(big_bodies([20000, 100000], 1000000), 3, browser=True)))
     print()
     print(environment(rounds))
 
