@@ -4158,6 +4158,38 @@ def test_the_documents_location_is_never_taken_from_the_query_string():
     assert not page.find("a", href="https://evil.example/x.json")
 
 
+# ---------------------------------------------------------------------------
+# OpenAPI: every answer documented, fragments merged (#31)
+# ---------------------------------------------------------------------------
+
+def _shop_app():
+    """The FlaskAPI app that CI fuzzes with schemathesis (.ci/schemathesis-apps) beside the
+    notes app and the wrapped Flask-RESTful and flask-smorest ones: a blueprint, werkzeug's
+    converters, a MethodView whose POST answers 201, a DELETE answering 204, a form-only POST."""
+    app = _converter_app()
+    things = dict(THINGS)
+    shop = Blueprint("shop", __name__, url_prefix="/shop")
+    shop.add_url_rule("/things/", view_func=_Things.as_view("things"))
+
+    @shop.route("/things/<int:key>", methods=["GET", "DELETE"])
+    def thing(key):
+        """One thing; DELETE removes it."""
+        if key not in things:
+            raise NotFound("No such thing.")
+        if request.method == "DELETE":
+            del things[key]
+            return None, 204
+        return {"key": key, "name": things[key]}
+
+    @shop.route("/orders", methods=["POST"])
+    @set_parsers(URLEncodedParser)
+    def order():
+        """Order a thing, by a form."""
+        return {"ordered": request.form.get("name", "")}, 201
+    app.register_blueprint(shop)
+    return app
+
+
 def test_a_subclass_written_for_older_flask_keeps_its_overrides_and_the_406(recwarn):
     class LegacyAPI(FlaskAPI):  # as Flask-API 3.x apps wrote them, before Flask 3.2's ctx
         def dispatch_request(self):
