@@ -1623,6 +1623,10 @@ def _json_page(response: Response, renderer: BrowsableAPIRenderer,
     except (ValueError, RecursionError):  # not JSON after all: not ours to show
         return response
     code = response.status_code
+    if code == HTTP_405_METHOD_NOT_ALLOWED and "Allow" not in response.headers:
+        # RFC 9110 asks it of every 405; flask-smorest's error handler drops werkzeug's.
+        app, req = _current_app._get_current_object(), _request._get_current_object()
+        response.headers["Allow"] = ", ".join(_allowed_methods(app, req))
     headers = [(name, value) for name, value in response.headers
                if name.lower() not in _UNSHOWN_HEADERS]
     body = renderer.render(data, media_type, status=_status_line(code),

@@ -39,6 +39,7 @@ from werkzeug.datastructures import FileStorage, MultiDict
 from werkzeug.exceptions import NotFound as WerkzeugNotFound
 from werkzeug.exceptions import RequestEntityTooLarge as WerkzeugRequestEntityTooLarge
 from werkzeug.exceptions import default_exceptions
+from werkzeug.http import parse_list_header
 
 import flask_api
 import notes_app
@@ -4188,6 +4189,27 @@ def _shop_app():
         return {"ordered": request.form.get("name", "")}, 201
     app.register_blueprint(shop)
     return app
+
+
+@pytest.mark.parametrize("method", ["TRACE", "BREW"])
+@pytest.mark.parametrize("library", ["flaskapi"] + sorted(THING_APPS))
+def test_every_405_page_carries_allow_and_json_clients_keep_the_apps_own(library, method):
+    _skip_where_the_library_breaks_errors(library)
+    make = _flaskapi_things if library == "flaskapi" else THING_APPS[library]
+    allowed = {"GET", "HEAD", "OPTIONS"} | ({"POST"} if library != "flaskapi" else set())
+    client = make().test_client()
+    for query, accept in [("?format=api", JSON_TYPE), ("", BROWSER_ACCEPT)]:
+        page = client.open("/things/" + query, method=method, headers={"Accept": accept})
+        assert (page.status_code, page.mimetype) == (405, "text/html")
+        assert set(parse_list_header(page.headers["Allow"])) == allowed
+        assert "Allow: " in _Page(page).response_text
+    answer = client.open("/things/", method=method, headers=JSON)
+    assert answer.status_code == 405
+    if library == "flaskapi":
+        assert set(parse_list_header(answer.headers["Allow"])) == allowed
+    else:  # the app's own answer, with or without its Allow (flask-smorest drops it)
+        own = make(browsable=False).test_client().open("/things/", method=method, headers=JSON)
+        assert answer.headers.get("Allow") == own.headers.get("Allow")
 
 
 def test_a_subclass_written_for_older_flask_keeps_its_overrides_and_the_406(recwarn):
