@@ -2317,18 +2317,32 @@ def _with_fragments(operation: Dict[str, Any], route: _Route, method: str) -> Di
 
 
 def _deep_merged(base: Dict[str, Any], fragment: Dict[str, Any]) -> Dict[str, Any]:
-    """``fragment`` merged into a copy of ``base``, dict by dict; a None value removes.
+    """``fragment`` merged into a copy of ``base``, dict by dict (responses by status, a body
+    by media type), parameters by name and place; a None value removes, a ``$ref`` replaces.
     Each dict is copied: the document must not share (and then change) the fragment's."""
     merged = dict(base)
     for key, value in fragment.items():
+        below = merged.get(key)
         if value is None:
             merged.pop(key, None)
-        elif isinstance(value, dict):
-            below = merged.get(key)
+        elif isinstance(value, dict) and "$ref" not in value:
             merged[key] = _deep_merged(below if isinstance(below, dict) else {}, value)
+        elif key == "parameters" and isinstance(value, list) and isinstance(below, list):
+            merged[key] = _merged_parameters(below, value)
         else:
             merged[key] = value
     return merged
+
+
+def _merged_parameters(base: List[Any], fragment: List[Any]) -> List[Any]:
+    """A fragment's parameter replaces ours of the same name and place (``in``); the others
+    are added after ours, in the fragment's order."""
+    def key(parameter: Any) -> Any:
+        if not isinstance(parameter, dict):
+            return id(parameter)
+        return (parameter.get("name"), parameter.get("in"), parameter.get("$ref"))
+    theirs = {key(parameter): parameter for parameter in fragment}
+    return [theirs.pop(key(parameter), parameter) for parameter in base] + list(theirs.values())
 
 
 def set_openapi(fragment: Dict[str, Any]) -> Any:

@@ -4212,6 +4212,74 @@ def test_every_405_page_carries_allow_and_json_clients_keep_the_apps_own(library
         assert answer.headers.get("Allow") == own.headers.get("Allow")
 
 
+def _served_document(app):
+    """The document as a client gets it from ``/openapi.json``, checked by the validator."""
+    response = app.test_client().get("/openapi.json", headers=JSON)
+    assert response.status_code == 200
+    return _validated(response.get_json())
+
+
+def test_a_fragments_parameters_merge_with_the_documents_by_name_and_place():
+    token = {"name": "X-Token", "in": "header", "required": True, "schema": {"type": "string"}}
+    app = FlaskAPI(__name__)
+
+    @app.route("/<int:k>/")
+    @set_openapi({"parameters": [token, {"name": "k", "in": "query", "schema": {}}]})
+    def detail(k):
+        return {"k": k}
+
+    @app.route("/pages")
+    @set_openapi({"parameters": [{"name": "format", "in": "query", "deprecated": True,
+                                  "schema": {"type": "string"}}]})
+    def pages():
+        return []
+    document = _served_document(app)
+    parameters = _operation(document, "/{k}/", "get")["parameters"]
+    assert [(p["name"], p["in"]) for p in parameters] == [
+        ("k", "path"), ("format", "query"), ("X-Token", "header"), ("k", "query")]
+    assert parameters[0]["schema"] == {"type": "integer", "minimum": 0}  # the path's, kept
+    assert _operation(document, "/pages", "get")["parameters"] == [
+        {"name": "format", "in": "query", "deprecated": True, "schema": {"type": "string"}}]
+
+
+def test_a_fragments_responses_merge_with_the_documents_by_status():
+    app = FlaskAPI(__name__)
+
+    @app.route("/<int:k>")
+    @set_openapi({"responses": {
+        "404": {"description": "No such thing."},
+        "409": {"description": "Taken.", "content": {
+            "application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}})
+    def thing(k):
+        return {}
+    responses = _operation(_served_document(app), "/{k}", "get")["responses"]
+    assert responses["404"]["description"] == "No such thing."  # the fragment's words
+    assert responses["404"]["content"]["application/json"]["schema"] == {  # our schema
+        "$ref": "#/components/schemas/Error"}
+    assert responses["409"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/Error"}
+    assert {"200", "404", "406", "409"} <= set(responses)
+
+
+def test_a_fragments_request_body_merges_with_the_documents_by_media_type():
+    thing = {"type": "object", "required": ["name"],
+             "properties": {"name": {"type": "string"}}}
+    app = FlaskAPI(__name__)
+
+    @app.route("/things", methods=["POST"])
+    @set_openapi({"requestBody": {"required": True, "content": {
+        "application/json": {"schema": thing},
+        "application/x-www-form-urlencoded": {"schema": {"$ref": "#/components/schemas/Error"}}}}})
+    def things():
+        return {}
+    body = _operation(_served_document(app), "/things", "post")["requestBody"]
+    assert body["required"] is True
+    assert body["content"]["application/json"]["schema"] == thing
+    assert body["content"]["application/x-www-form-urlencoded"]["schema"] == {  # replaced
+        "$ref": "#/components/schemas/Error"}  # not merged into our {"type": "object"}
+    assert body["content"]["multipart/form-data"]["schema"] == {"type": "object"}  # ours
+
+
 def test_a_subclass_written_for_older_flask_keeps_its_overrides_and_the_406(recwarn):
     class LegacyAPI(FlaskAPI):  # as Flask-API 3.x apps wrote them, before Flask 3.2's ctx
         def dispatch_request(self):
