@@ -2282,11 +2282,15 @@ def _query_parameters(app: Flask, renderers: Tuple[Any, ...]) -> List[Dict[str, 
 
 
 def _responses(app: Flask, route: _Route, method: str) -> Dict[str, Any]:
-    """A success (`_operation` adds its media types); on a FlaskAPI app, the framework's
-    own errors as ``{"detail": ...}``; on another, the app's own answers as the default."""
-    success = {"description": "Success.", "content": {}}  # type: Dict[str, Any]
+    """A success, 200 (`_operation` adds its media types), and 2XX for any other the view
+    may choose, which the route does not tell (its body unsaid: a 204 has none). On a
+    FlaskAPI app, the framework's own errors as ``{"detail": ...}``; on another, the
+    app's own answers as the default."""
+    responses = {"200": {"description": "Success.", "content": {}}, "2XX": {
+        "description": "Another success, where the view answers one (201, 204)."}
+    }  # type: Dict[str, Any]
     if not isinstance(app, FlaskAPI):
-        return {"200": success, "default": {"description": "The app's own answer."}}
+        return dict(responses, default={"description": "The app's own answer."})
     codes = [HTTP_406_NOT_ACCEPTABLE]
     if route.rule.arguments:
         codes.append(HTTP_404_NOT_FOUND)
@@ -2297,7 +2301,6 @@ def _responses(app: Flask, route: _Route, method: str) -> Dict[str, Any]:
                                         if "json" in str(renderer.media_type) else
                                         {"type": "string"}}
              for renderer in route.renderers[method]}
-    responses = {"200": success}
     for code in sorted(codes):
         responses[str(code)] = {"description": _ERROR_CODES[code], "content": error}
     return responses
@@ -2305,14 +2308,23 @@ def _responses(app: Flask, route: _Route, method: str) -> Dict[str, Any]:
 
 def _with_fragments(operation: Dict[str, Any], route: _Route, method: str) -> Dict[str, Any]:
     """The operation with what `set_openapi` put on the view (or its class), then on the
-    method's own function, merged in."""
+    method's own function, merged in. Where they name a success (2xx), it replaces ours."""
     owners = [route.view] + ([route.views[method]] if route.views[method] is not route.view
                              else [])
+    fragments = []
     for owner in owners:
         fragment = getattr(owner, "openapi", None) or {}
-        operation = _deep_merged(operation, {key: value for key, value in fragment.items()
-                                             if key.upper() not in _OPERATION_METHODS})
-        operation = _deep_merged(operation, fragment.get(method.lower()) or {})
+        fragments.append({key: value for key, value in fragment.items()
+                          if key.upper() not in _OPERATION_METHODS})
+        fragments.append(fragment.get(method.lower()) or {})
+    named = {str(code) for fragment in fragments for code, response in (
+        fragment.get("responses") or {}).items() if response is not None and str(code)[0] == "2"}
+    if named:  # the view's own successes: our guesses (200, 2XX) go, but what it names
+        operation["responses"] = {code: response for code, response in
+                                  operation["responses"].items()
+                                  if code not in ("200", "2XX") or code in named}
+    for fragment in fragments:
+        operation = _deep_merged(operation, fragment)
     return operation
 
 

@@ -3936,7 +3936,7 @@ def test_request_bodies_and_responses_follow_the_parsers_and_renderers_in_force(
     assert list(put["requestBody"]["content"]) == ["application/json"]
     assert list(put["responses"]["200"]["content"]) == ["application/json"]
     assert put["parameters"][0]["schema"]["enum"] == ["json"]  # ?format= of its renderers
-    assert sorted(put["responses"]) == ["200", "400", "406", "413", "415"]
+    assert sorted(put["responses"]) == ["200", "2XX", "400", "406", "413", "415"]
     error = put["responses"]["415"]["content"]["application/json"]["schema"]
     assert document["components"]["schemas"]["Error"]["properties"] == {
         "detail": {"type": "string"}} and error == {"$ref": "#/components/schemas/Error"}
@@ -3944,7 +3944,8 @@ def test_request_bodies_and_responses_follow_the_parsers_and_renderers_in_force(
     assert sorted(patch["requestBody"]["content"]) == [
         "application/json", "application/x-www-form-urlencoded", "multipart/form-data"]
     assert "requestBody" not in _operation(document, "/defaults", "get")
-    assert sorted(_operation(document, "/defaults", "get")["responses"]) == ["200", "406"]
+    assert sorted(_operation(document, "/defaults", "get")["responses"]) == [
+        "200", "2XX", "406"]
 
 
 def test_each_documented_error_is_what_the_app_answers():
@@ -4210,6 +4211,48 @@ def test_every_405_page_carries_allow_and_json_clients_keep_the_apps_own(library
     else:  # the app's own answer, with or without its Allow (flask-smorest drops it)
         own = make(browsable=False).test_client().open("/things/", method=method, headers=JSON)
         assert answer.headers.get("Allow") == own.headers.get("Allow")
+
+
+def _covers(responses, code):
+    """Whether a documented status or range (``2XX``) covers an answer's status, as for
+    schemathesis; ``default`` covers any."""
+    return bool({str(code), str(code)[0] + "XX", "default"} & set(responses))
+
+
+def test_every_success_a_route_answers_is_documented_though_the_route_cannot_say_which():
+    app = _shop_app()
+    document = _served_document(app)
+    client = app.test_client()
+    answers = [("post", "/shop/things/", client.post("/shop/things/", json={}, headers=JSON)),
+               ("post", "/shop/orders", client.post("/shop/orders", data={"name": "kettle"},
+                                                     headers=JSON)),
+               ("delete", "/shop/things/{key}", client.delete("/shop/things/1", headers=JSON)),
+               ("get", "/shop/things/{key}", client.get("/shop/things/2", headers=JSON))]
+    assert [answer.status_code for _, _, answer in answers] == [201, 201, 204, 200]
+    for method, path, answer in answers:
+        responses = _operation(document, path, method)["responses"]
+        assert _covers(responses, answer.status_code), (method, path, sorted(responses))
+        assert "200" in responses and "2XX" in responses  # 200 the likely one; others too
+    assert "content" not in responses["2XX"]  # unsaid, as a 204 has none
+
+
+def test_the_successes_a_fragment_names_replace_the_guessed_ones():
+    app = FlaskAPI(__name__)
+
+    @app.route("/tea", methods=["GET", "POST", "DELETE"])
+    @set_openapi({"post": {"responses": {"201": {"description": "Made."}}},
+                  "delete": {"responses": {"200": None}}})
+    def tea():
+        return {}, 201
+    document = _served_document(app)
+    assert sorted(_operation(document, "/tea", "post")["responses"]) == [
+        "201", "400", "406", "413", "415"]
+    assert sorted(_operation(document, "/tea", "get")["responses"]) == ["200", "2XX", "406"]
+    assert sorted(_operation(document, "/tea", "delete")["responses"]) == ["2XX", "406"]
+    notes = _served_document(notes_app.create_app())
+    assert sorted(_operation(notes, "/{key}/", "get")["responses"]) == ["200", "404", "406"]
+    assert sorted(_operation(notes, "/{key}/", "put")["responses"]) == [
+        "200", "400", "404", "406", "413", "415", "503"]
 
 
 def _served_document(app):
