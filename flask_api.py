@@ -2272,13 +2272,16 @@ def _operation_id(endpoint: str, method: str, taken: Set[str]) -> str:
 
 
 def _query_parameters(app: Flask, renderers: Tuple[Any, ...]) -> List[Dict[str, Any]]:
+    """``?format=``: empty, as if absent (the Accept header's choice); another format gets a
+    406 from FlaskAPI, but the app's own answer from an app `BrowsableAPI` wraps."""
     override = app.config.get("URL_FORMAT_OVERRIDE", "format")
     formats = sorted({renderer.format for renderer in renderers if renderer.format})
     if not (override and formats):
         return []
-    return [{"name": override, "in": "query", "required": False,
-             "description": "The response's format, in place of the Accept header.",
-             "schema": {"type": "string", "enum": formats}}]
+    schema = ({"type": "string", "enum": [""] + formats} if isinstance(app, FlaskAPI)
+              else {"type": "string", "examples": formats})
+    return [{"name": override, "in": "query", "required": False, "schema": schema,
+             "description": "The response's format, in place of the Accept header."}]
 
 
 def _responses(app: Flask, route: _Route, method: str) -> Dict[str, Any]:

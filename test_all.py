@@ -3935,7 +3935,7 @@ def test_request_bodies_and_responses_follow_the_parsers_and_renderers_in_force(
     put = _operation(document, "/json-only", "put")
     assert list(put["requestBody"]["content"]) == ["application/json"]
     assert list(put["responses"]["200"]["content"]) == ["application/json"]
-    assert put["parameters"][0]["schema"]["enum"] == ["json"]  # ?format= of its renderers
+    assert put["parameters"][0]["schema"]["enum"] == ["", "json"]  # ?format= of its renderers
     assert sorted(put["responses"]) == ["200", "2XX", "400", "406", "413", "415"]
     error = put["responses"]["415"]["content"]["application/json"]["schema"]
     assert document["components"]["schemas"]["Error"]["properties"] == {
@@ -4254,6 +4254,18 @@ def test_the_successes_a_fragment_names_replace_the_guessed_ones():
     assert sorted(_operation(notes, "/{key}/", "put")["responses"]) == [
         "200", "400", "404", "406", "413", "415", "503"]
 
+
+def test_the_format_parameter_says_what_each_kind_of_app_answers_to_it():
+    notes = notes_app.create_app()
+    format_ = _operation(_served_document(notes), "/", "get")["parameters"][0]
+    assert (format_["name"], format_["schema"]["enum"]) == ("format", ["", "api", "json"])
+    client = notes.test_client()
+    assert client.get("/?format=", headers=JSON).get_json() == client.get("/").get_json()
+    assert client.get("/?format=xml").status_code == 406  # not in the enum: refused
+    wrapped = _plain_things()
+    format_ = _operation(_served_document(wrapped), "/things/", "get")["parameters"][0]
+    assert format_["schema"] == {"type": "string", "examples": ["api", "json"]}  # no enum,
+    assert wrapped.test_client().get("/things/?format=xml").status_code == 200  # as it takes any
 
 def _served_document(app):
     """The document as a client gets it from ``/openapi.json``, checked by the validator."""
