@@ -2163,17 +2163,22 @@ def openapi_document(app: Flask) -> Dict[str, Any]:
 def _document(app: Flask, routes: List[_Route]) -> Dict[str, Any]:
     paths = {}  # type: Dict[str, Dict[str, Any]]
     taken = set()  # type: Set[str]
+    own, components = _library_document(app)
     for route in routes:
         path, parameters = _path(route.rule)
         item = paths.setdefault(path, {})
         for method in route.methods:  # of two rules with one path, the first is matched
             if method.lower() not in item:
-                item[method.lower()] = _operation(app, route, method, parameters, taken)
+                item[method.lower()] = _operation(app, route, method, parameters, taken,
+                                                  own.get((path, method.lower()), {}))
     tags = sorted({tag for item in paths.values() for operation in item.values()
                    for tag in operation.get("tags", ())})
+    if isinstance(app, FlaskAPI):  # its errors' schema, which wins over a library's "Error"
+        components.setdefault("schemas", {})["Error"] = _ERROR_SCHEMA
     document = {"openapi": "3.1.0", "info": _info(app),
-                "paths": {path: item for path, item in paths.items() if item},
-                "components": {"schemas": {"Error": _ERROR_SCHEMA}}}  # type: Dict[str, Any]
+                "paths": {path: item for path, item in paths.items() if item}}  # type: Any
+    if components:
+        document["components"] = components
     if tags:
         document["tags"] = [{"name": tag} for tag in tags]
     return document
@@ -2232,7 +2237,7 @@ def _bounded(number: str, low: Any, high: Any, signed: bool) -> Dict[str, Any]:
 
 
 def _operation(app: Flask, route: _Route, method: str, parameters: List[Dict[str, Any]],
-               taken: Set[str]) -> Dict[str, Any]:
+               taken: Set[str], own: Dict[str, Any]) -> Dict[str, Any]:
     summary, _, description = (_view_doc(route.views[method]) or route.doc).partition("\n")
     operation = {"operationId": _operation_id(route.rule.endpoint, method, taken)}  # type: Any
     if summary.strip():
@@ -2250,7 +2255,7 @@ def _operation(app: Flask, route: _Route, method: str, parameters: List[Dict[str
             str(parser.media_type): {"schema": {} if "json" in str(parser.media_type) else
                                 {"type": "object"}} for parser in route.parsers[method]}}
     operation["responses"] = _responses(app, route, method)
-    operation = _with_fragments(operation, route, method)
+    operation = _with_fragments(operation, route, method, own)
     for response in operation.get("responses", {}).values():  # the success, the fragment's
         content = response.get("content") if isinstance(response, dict) else None
         if isinstance(content, dict):  # any of the renderers renders any data
@@ -2309,12 +2314,14 @@ def _responses(app: Flask, route: _Route, method: str) -> Dict[str, Any]:
     return responses
 
 
-def _with_fragments(operation: Dict[str, Any], route: _Route, method: str) -> Dict[str, Any]:
-    """The operation with what `set_openapi` put on the view (or its class), then on the
-    method's own function, merged in. Where they name a success (2xx), it replaces ours."""
+def _with_fragments(operation: Dict[str, Any], route: _Route, method: str,
+                    own: Dict[str, Any]) -> Dict[str, Any]:
+    """The operation with what the app's own OpenAPI library says of it (``own``), then what
+    `set_openapi` put on the view (or its class), then on the method's own function, merged
+    in. Where they name a success (2xx), it replaces ours."""
     owners = [route.view] + ([route.views[method]] if route.views[method] is not route.view
                              else [])
-    fragments = []
+    fragments = [own]
     for owner in owners:
         fragment = getattr(owner, "openapi", None) or {}
         fragments.append({key: value for key, value in fragment.items()
@@ -2358,6 +2365,75 @@ def _merged_parameters(base: List[Any], fragment: List[Any]) -> List[Any]:
         return (parameter.get("name"), parameter.get("in"), parameter.get("$ref"))
     theirs = {key(parameter): parameter for parameter in fragment}
     return [theirs.pop(key(parameter), parameter) for parameter in base] + list(theirs.values())
+
+
+def _library_document(app: Flask) -> Tuple[Dict[Tuple[str, str], Any], Dict[str, Any]]:
+    """What the app's own OpenAPI library (flask-smorest, APIFlask) documents: each
+    operation's parameters, body and responses by (path, method), and the components they
+    refer to, in OpenAPI 3.1. None where it has none, or fails: the guesses stand."""
+    operations, components = {}, {}  # type: Dict[Tuple[str, str], Any], Dict[str, Any]
+    try:
+        for spec in _library_specs(app):
+            if str(spec.get("openapi", "")).startswith("3.0"):
+                spec = _in_3_1(spec)
+            components = _deep_merged(components, spec.get("components") or {})
+            for path, item in (spec.get("paths") or {}).items():
+                for method, operation in item.items():
+                    if method.upper() in _OPERATION_METHODS:
+                        operation = {key: operation[key] for key in (
+                            "parameters", "requestBody", "responses") if key in operation}
+                        operations[path, method] = _deep_merged(  # the path's parameters too
+                            {"parameters": item.get("parameters") or []}, operation)
+    except Exception:  # a library's trouble must not cost the app its document
+        return {}, {}
+    return operations, components
+
+
+def _library_specs(app: Flask) -> List[Dict[str, Any]]:
+    """The documents of flask-smorest's ``Api`` objects, or APIFlask's ``app.spec``."""
+    apis = app.extensions.get("flask-smorest", {}).get("apis", {})
+    specs = [api["ext_obj"].spec.to_dict() for api in apis.values()]
+    if isinstance(getattr(type(app), "spec", None), property):  # APIFlask's, built anew
+        with app.app_context():
+            specs.append(app.spec)  # type: ignore[attr-defined]
+    return [spec for spec in specs if isinstance(spec, dict)]  # not APIFlask's YAML
+
+
+# Where a 3.0 document holds schemas: keys whose value is one (or a list of them), and keys
+# whose value maps names to them. Examples, defaults and enums are data, left as they are.
+_SCHEMA_KEYS = frozenset(["schema", "items", "additionalProperties", "not", "allOf", "anyOf",
+                          "oneOf"])
+_SCHEMA_MAPS = frozenset(["properties", "schemas"])
+_DATA_KEYS = frozenset(["example", "examples", "default", "enum", "const"])
+
+
+def _in_3_1(value: Any, schema: bool = False) -> Any:
+    """A copy of part of an OpenAPI 3.0 document, its schemas in 3.1's JSON Schema."""
+    if isinstance(value, list):
+        return [_in_3_1(item, schema) for item in value]
+    if not isinstance(value, dict):
+        return value
+    copied = {}  # type: Dict[str, Any]
+    for key, below in value.items():
+        if key in _SCHEMA_MAPS and isinstance(below, dict):
+            copied[key] = {name: _in_3_1(one, True) for name, one in below.items()}
+        else:
+            copied[key] = below if key in _DATA_KEYS else _in_3_1(below, key in _SCHEMA_KEYS)
+    return _schema_3_1(copied) if schema else copied
+
+
+def _schema_3_1(schema: Dict[str, Any]) -> Dict[str, Any]:
+    """A 3.0 schema's ``nullable: true`` as a type "null", its ``example`` as ``examples``."""
+    if "example" in schema:
+        schema["examples"] = [schema.pop("example")]
+    if schema.pop("nullable", None) is not True:
+        return schema
+    if not isinstance(schema.get("type"), str):  # a $ref, or any type already
+        return {"anyOf": [schema, {"type": "null"}]}
+    schema["type"] = [schema["type"], "null"]
+    if isinstance(schema.get("enum"), list) and None not in schema["enum"]:
+        schema["enum"] = schema["enum"] + [None]
+    return schema
 
 
 def set_openapi(fragment: Dict[str, Any]) -> Any:

@@ -4267,6 +4267,62 @@ def test_the_format_parameter_says_what_each_kind_of_app_answers_to_it():
     assert format_["schema"] == {"type": "string", "examples": ["api", "json"]}  # no enum,
     assert wrapped.test_client().get("/things/?format=xml").status_code == 200  # as it takes any
 
+def test_a_wrapped_apps_bodies_and_answers_are_those_its_own_library_documents():
+    _skip_where_the_library_breaks_errors("flask-smorest")
+    app = _smorest_things()
+    document = _served_document(app)
+    post = _operation(document, "/things/", "post")
+    assert post["requestBody"]["required"] is True
+    assert post["requestBody"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/Thing"}
+    thing = document["components"]["schemas"]["Thing"]
+    assert (thing["type"], thing["required"]) == ("object", ["name"])  # so never null
+    client = app.test_client()
+    assert client.post("/things/", data="null", content_type=JSON_TYPE).status_code == 422
+    assert client.post("/things/", json={"name": "cup"}).status_code == 201
+    assert sorted(post["responses"]) == ["201", "422", "default"]  # its own, not 200 or 2XX
+    assert post["responses"]["201"]["content"]["text/html"] == {}  # and the page's type
+    assert client.delete("/things/1").status_code == 204
+    assert sorted(_operation(document, "/things/{key}", "delete")["responses"]) == [
+        "204", "default"]
+    apiflask = _served_document(_apiflask_pets(True, spec_path="/spec"))
+    assert _operation(apiflask, "/pets", "post")["requestBody"]["content"] == {
+        "application/json": {"schema": {"$ref": "#/components/schemas/PetIn"}}}
+    assert apiflask["components"]["schemas"]["PetIn"]["required"] == ["name"]
+
+
+def test_a_librarys_openapi_3_0_schemas_are_written_as_3_1():
+    flask_smorest, ma = _optional("flask_smorest"), _optional("marshmallow")
+    app = Flask(__name__)
+    app.config.update(API_TITLE="Tea", API_VERSION="1", OPENAPI_VERSION="3.0.3")
+    api = flask_smorest.Api(app)
+    blueprint = flask_smorest.Blueprint("tea", __name__)
+
+    class Tea(ma.Schema):
+        name = ma.fields.Str(allow_none=True, metadata={"example": "oolong"})
+        kind = ma.fields.Str(allow_none=True, validate=ma.validate.OneOf(["green", "black"]))
+
+    @blueprint.route("/tea", methods=["POST"])
+    @blueprint.arguments(Tea)
+    def brew(data):
+        return jsonify(data)
+    api.register_blueprint(blueprint)
+    BrowsableAPI(app)
+    tea = _served_document(app)["components"]["schemas"]["Tea"]["properties"]
+    assert tea["name"] == {"type": ["string", "null"], "examples": ["oolong"]}
+    assert tea["kind"] == {"type": ["string", "null"], "enum": ["green", "black", None]}
+    assert app.test_client().post("/tea", json={"name": None}).get_json() == {"name": None}
+
+
+def test_a_failing_library_leaves_the_document_its_guesses(monkeypatch):
+    _skip_where_the_library_breaks_errors("flask-smorest")
+    app = _smorest_things()
+    api = app.extensions["flask-smorest"]["apis"][""]["ext_obj"]
+    monkeypatch.setattr(api.spec, "to_dict", lambda: 1 / 0)
+    post = _operation(_served_document(app), "/things/", "post")
+    assert post["requestBody"] == {"content": {"application/json": {"schema": {}}}}
+    assert sorted(post["responses"]) == ["200", "2XX", "default"]
+
 def _served_document(app):
     """The document as a client gets it from ``/openapi.json``, checked by the validator."""
     response = app.test_client().get("/openapi.json", headers=JSON)
