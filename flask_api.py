@@ -2175,6 +2175,9 @@ def _document(app: Flask, routes: List[_Route]) -> Dict[str, Any]:
                    for tag in operation.get("tags", ())})
     if isinstance(app, FlaskAPI):  # its errors' schema, which wins over a library's "Error"
         components.setdefault("schemas", {})["Error"] = _ERROR_SCHEMA
+    _add_media_types((components.get("responses") or {}).values(), [  # a library's, by $ref
+        renderer for route in routes for renderers in route.renderers.values()
+        for renderer in renderers])
     document = {"openapi": "3.1.0", "info": _info(app),
                 "paths": {path: item for path, item in paths.items() if item}}  # type: Any
     if components:
@@ -2256,12 +2259,18 @@ def _operation(app: Flask, route: _Route, method: str, parameters: List[Dict[str
                                 {"type": "object"}} for parser in route.parsers[method]}}
     operation["responses"] = _responses(app, route, method)
     operation = _with_fragments(operation, route, method, own)
-    for response in operation.get("responses", {}).values():  # the success, the fragment's
-        content = response.get("content") if isinstance(response, dict) else None
-        if isinstance(content, dict):  # any of the renderers renders any data
-            for renderer in route.renderers[method]:
-                content.setdefault(str(renderer.media_type), {})
+    _add_media_types(operation.get("responses", {}).values(), route.renderers[method])
     return operation
+
+
+def _add_media_types(responses: Iterable[Any], renderers: Iterable[BaseRenderer]) -> None:
+    """Each renderer's media type in each response with content (the success, a fragment's):
+    any of them renders any data."""
+    for response in responses:
+        content = response.get("content") if isinstance(response, dict) else None
+        if isinstance(content, dict):
+            for renderer in renderers:
+                content.setdefault(str(renderer.media_type), {})
 
 
 def _operation_id(endpoint: str, method: str, taken: Set[str]) -> str:

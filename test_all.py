@@ -4285,6 +4285,11 @@ def test_a_wrapped_apps_bodies_and_answers_are_those_its_own_library_documents()
     assert client.delete("/things/1").status_code == 204
     assert sorted(_operation(document, "/things/{key}", "delete")["responses"]) == [
         "204", "default"]
+    missing = client.get("/things/9?format=api")  # its error, by $ref, as the page
+    assert (missing.status_code, missing.mimetype) == (404, "text/html")
+    assert _operation(document, "/things/{key}", "get")["responses"]["default"] == {
+        "$ref": "#/components/responses/DEFAULT_ERROR"}
+    assert "text/html" in document["components"]["responses"]["DEFAULT_ERROR"]["content"]
     apiflask = _served_document(_apiflask_pets(True, spec_path="/spec"))
     assert _operation(apiflask, "/pets", "post")["requestBody"]["content"] == {
         "application/json": {"schema": {"$ref": "#/components/schemas/PetIn"}}}
