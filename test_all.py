@@ -379,6 +379,8 @@ def _csrf_notes_app():
 # ---------------------------------------------------------------------------
 
 THINGS = {1: "kettle", 2: "teapot"}
+THING_BODY = {"required": True, "content": {"application/json": {"schema": {
+    "type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}}}}
 
 
 def _optional(name):
@@ -433,6 +435,14 @@ def _restful_things(browsable=True):
         return {"key": key, "name": things[key],
                 "url": url_for("thingdetail", key=key, _external=True)}
 
+    def name():
+        """The body's name, or a 400: as its document says (Flask-RESTful writes none)."""
+        body = request.get_json(silent=True)
+        if not isinstance(body, dict) or not isinstance(body.get("name"), str):
+            flask_restful.abort(400, message='Send a JSON object with a string "name".')
+        return body["name"]
+
+    @set_openapi({"post": {"requestBody": THING_BODY}})
     class ThingList(flask_restful.Resource):
         """All things. POST a name to add one."""
 
@@ -441,9 +451,10 @@ def _restful_things(browsable=True):
 
         def post(self):
             key = max(things, default=0) + 1
-            things[key] = request.get_json()["name"]
+            things[key] = name()
             return thing(key), 201
 
+    @set_openapi({"put": {"requestBody": THING_BODY}})
     class ThingDetail(flask_restful.Resource):
         """One thing."""
 
@@ -453,7 +464,7 @@ def _restful_things(browsable=True):
             return thing(key)
 
         def put(self, key):
-            things[key] = request.get_json()["name"]
+            things[key] = name()
             return thing(key)
 
         def delete(self, key):
@@ -4192,6 +4203,19 @@ def _shop_app():
     return app
 
 
+def _served_document(app):
+    """The document as a client gets it from ``/openapi.json``, checked by the validator."""
+    response = app.test_client().get("/openapi.json", headers=JSON)
+    assert response.status_code == 200
+    return _validated(response.get_json())
+
+
+def _covers(responses, code):
+    """Whether a documented status or range (``2XX``) covers an answer's status, as for
+    schemathesis; ``default`` covers any."""
+    return bool({str(code), str(code)[0] + "XX", "default"} & set(responses))
+
+
 @pytest.mark.parametrize("method", ["TRACE", "BREW"])
 @pytest.mark.parametrize("library", ["flaskapi"] + sorted(THING_APPS))
 def test_every_405_page_carries_allow_and_json_clients_keep_the_apps_own(library, method):
@@ -4211,12 +4235,6 @@ def test_every_405_page_carries_allow_and_json_clients_keep_the_apps_own(library
     else:  # the app's own answer, with or without its Allow (flask-smorest drops it)
         own = make(browsable=False).test_client().open("/things/", method=method, headers=JSON)
         assert answer.headers.get("Allow") == own.headers.get("Allow")
-
-
-def _covers(responses, code):
-    """Whether a documented status or range (``2XX``) covers an answer's status, as for
-    schemathesis; ``default`` covers any."""
-    return bool({str(code), str(code)[0] + "XX", "default"} & set(responses))
 
 
 def test_every_success_a_route_answers_is_documented_though_the_route_cannot_say_which():
@@ -4266,6 +4284,68 @@ def test_the_format_parameter_says_what_each_kind_of_app_answers_to_it():
     format_ = _operation(_served_document(wrapped), "/things/", "get")["parameters"][0]
     assert format_["schema"] == {"type": "string", "examples": ["api", "json"]}  # no enum,
     assert wrapped.test_client().get("/things/?format=xml").status_code == 200  # as it takes any
+
+
+def test_a_fragments_parameters_merge_with_the_documents_by_name_and_place():
+    token = {"name": "X-Token", "in": "header", "required": True, "schema": {"type": "string"}}
+    app = FlaskAPI(__name__)
+
+    @app.route("/<int:k>/")
+    @set_openapi({"parameters": [token, {"name": "k", "in": "query", "schema": {}}]})
+    def detail(k):
+        return {"k": k}
+
+    @app.route("/pages")
+    @set_openapi({"parameters": [{"name": "format", "in": "query", "deprecated": True,
+                                  "schema": {"type": "string"}}]})
+    def pages():
+        return []
+    document = _served_document(app)
+    parameters = _operation(document, "/{k}/", "get")["parameters"]
+    assert [(p["name"], p["in"]) for p in parameters] == [
+        ("k", "path"), ("format", "query"), ("X-Token", "header"), ("k", "query")]
+    assert parameters[0]["schema"] == {"type": "integer", "minimum": 0}  # the path's, kept
+    assert _operation(document, "/pages", "get")["parameters"] == [
+        {"name": "format", "in": "query", "deprecated": True, "schema": {"type": "string"}}]
+
+
+def test_a_fragments_responses_merge_with_the_documents_by_status():
+    app = FlaskAPI(__name__)
+
+    @app.route("/<int:k>")
+    @set_openapi({"responses": {
+        "404": {"description": "No such thing."},
+        "409": {"description": "Taken.", "content": {
+            "application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}})
+    def thing(k):
+        return {}
+    responses = _operation(_served_document(app), "/{k}", "get")["responses"]
+    assert responses["404"]["description"] == "No such thing."  # the fragment's words
+    assert responses["404"]["content"]["application/json"]["schema"] == {  # our schema
+        "$ref": "#/components/schemas/Error"}
+    assert responses["409"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/Error"}
+    assert {"200", "404", "406", "409"} <= set(responses)
+
+
+def test_a_fragments_request_body_merges_with_the_documents_by_media_type():
+    thing = {"type": "object", "required": ["name"],
+             "properties": {"name": {"type": "string"}}}
+    app = FlaskAPI(__name__)
+
+    @app.route("/things", methods=["POST"])
+    @set_openapi({"requestBody": {"required": True, "content": {
+        "application/json": {"schema": thing},
+        "application/x-www-form-urlencoded": {"schema": {"$ref": "#/components/schemas/Error"}}}}})
+    def things():
+        return {}
+    body = _operation(_served_document(app), "/things", "post")["requestBody"]
+    assert body["required"] is True
+    assert body["content"]["application/json"]["schema"] == thing
+    assert body["content"]["application/x-www-form-urlencoded"]["schema"] == {  # replaced
+        "$ref": "#/components/schemas/Error"}  # not merged into our {"type": "object"}
+    assert body["content"]["multipart/form-data"]["schema"] == {"type": "object"}  # ours
+
 
 def test_a_wrapped_apps_bodies_and_answers_are_those_its_own_library_documents():
     _skip_where_the_library_breaks_errors("flask-smorest")
@@ -4328,72 +4408,19 @@ def test_a_failing_library_leaves_the_document_its_guesses(monkeypatch):
     assert post["requestBody"] == {"content": {"application/json": {"schema": {}}}}
     assert sorted(post["responses"]) == ["200", "2XX", "default"]
 
-def _served_document(app):
-    """The document as a client gets it from ``/openapi.json``, checked by the validator."""
-    response = app.test_client().get("/openapi.json", headers=JSON)
-    assert response.status_code == 200
-    return _validated(response.get_json())
 
-
-def test_a_fragments_parameters_merge_with_the_documents_by_name_and_place():
-    token = {"name": "X-Token", "in": "header", "required": True, "schema": {"type": "string"}}
-    app = FlaskAPI(__name__)
-
-    @app.route("/<int:k>/")
-    @set_openapi({"parameters": [token, {"name": "k", "in": "query", "schema": {}}]})
-    def detail(k):
-        return {"k": k}
-
-    @app.route("/pages")
-    @set_openapi({"parameters": [{"name": "format", "in": "query", "deprecated": True,
-                                  "schema": {"type": "string"}}]})
-    def pages():
-        return []
-    document = _served_document(app)
-    parameters = _operation(document, "/{k}/", "get")["parameters"]
-    assert [(p["name"], p["in"]) for p in parameters] == [
-        ("k", "path"), ("format", "query"), ("X-Token", "header"), ("k", "query")]
-    assert parameters[0]["schema"] == {"type": "integer", "minimum": 0}  # the path's, kept
-    assert _operation(document, "/pages", "get")["parameters"] == [
-        {"name": "format", "in": "query", "deprecated": True, "schema": {"type": "string"}}]
-
-
-def test_a_fragments_responses_merge_with_the_documents_by_status():
-    app = FlaskAPI(__name__)
-
-    @app.route("/<int:k>")
-    @set_openapi({"responses": {
-        "404": {"description": "No such thing."},
-        "409": {"description": "Taken.", "content": {
-            "application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}})
-    def thing(k):
-        return {}
-    responses = _operation(_served_document(app), "/{k}", "get")["responses"]
-    assert responses["404"]["description"] == "No such thing."  # the fragment's words
-    assert responses["404"]["content"]["application/json"]["schema"] == {  # our schema
-        "$ref": "#/components/schemas/Error"}
-    assert responses["409"]["content"]["application/json"]["schema"] == {
-        "$ref": "#/components/schemas/Error"}
-    assert {"200", "404", "406", "409"} <= set(responses)
-
-
-def test_a_fragments_request_body_merges_with_the_documents_by_media_type():
-    thing = {"type": "object", "required": ["name"],
-             "properties": {"name": {"type": "string"}}}
-    app = FlaskAPI(__name__)
-
-    @app.route("/things", methods=["POST"])
-    @set_openapi({"requestBody": {"required": True, "content": {
-        "application/json": {"schema": thing},
-        "application/x-www-form-urlencoded": {"schema": {"$ref": "#/components/schemas/Error"}}}}})
-    def things():
-        return {}
-    body = _operation(_served_document(app), "/things", "post")["requestBody"]
-    assert body["required"] is True
-    assert body["content"]["application/json"]["schema"] == thing
-    assert body["content"]["application/x-www-form-urlencoded"]["schema"] == {  # replaced
-        "$ref": "#/components/schemas/Error"}  # not merged into our {"type": "object"}
-    assert body["content"]["multipart/form-data"]["schema"] == {"type": "object"}  # ours
+def test_the_fuzzed_apps_document_the_bodies_their_views_take():
+    notes = notes_app.create_app()
+    body = _operation(_served_document(notes), "/", "post")["requestBody"]["content"]
+    assert "type" not in body["application/json"]["schema"]["properties"]["text"]  # any:
+    assert notes.test_client().post("/", json={"text": 7}).get_json()["text"] == "7"
+    assert body["multipart/form-data"]["schema"]["properties"]["text"] == {"type": "string"}
+    _skip_where_the_library_breaks_errors("flask-restful")
+    restful = _restful_things()  # Flask-RESTful writes no document: set_openapi does
+    assert _operation(_served_document(restful), "/things/", "post")["requestBody"] == THING_BODY
+    client = restful.test_client()
+    assert client.post("/things/", json={"name": 7}).status_code == 400
+    assert client.post("/things/", json={"name": "cup"}).status_code == 201
 
 
 def test_a_subclass_written_for_older_flask_keeps_its_overrides_and_the_406(recwarn):
