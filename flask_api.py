@@ -1623,6 +1623,10 @@ def _json_page(response: Response, renderer: BrowsableAPIRenderer,
     except (ValueError, RecursionError):  # not JSON after all: not ours to show
         return response
     code = response.status_code
+    if code == HTTP_405_METHOD_NOT_ALLOWED and "Allow" not in response.headers:
+        # RFC 9110 asks it of every 405; flask-smorest's error handler drops werkzeug's.
+        app, req = _current_app._get_current_object(), _request._get_current_object()
+        response.headers["Allow"] = ", ".join(_allowed_methods(app, req))
     headers = [(name, value) for name, value in response.headers
                if name.lower() not in _UNSHOWN_HEADERS]
     body = renderer.render(data, media_type, status=_status_line(code),
@@ -2159,17 +2163,25 @@ def openapi_document(app: Flask) -> Dict[str, Any]:
 def _document(app: Flask, routes: List[_Route]) -> Dict[str, Any]:
     paths = {}  # type: Dict[str, Dict[str, Any]]
     taken = set()  # type: Set[str]
+    own, components = _library_document(app)
     for route in routes:
         path, parameters = _path(route.rule)
         item = paths.setdefault(path, {})
         for method in route.methods:  # of two rules with one path, the first is matched
             if method.lower() not in item:
-                item[method.lower()] = _operation(app, route, method, parameters, taken)
+                item[method.lower()] = _operation(app, route, method, parameters, taken,
+                                                  own.get((path, method.lower()), {}))
     tags = sorted({tag for item in paths.values() for operation in item.values()
                    for tag in operation.get("tags", ())})
+    if isinstance(app, FlaskAPI):  # its errors' schema, which wins over a library's "Error"
+        components.setdefault("schemas", {})["Error"] = _ERROR_SCHEMA
+    _add_media_types((components.get("responses") or {}).values(), [  # a library's, by $ref
+        renderer for route in routes for renderers in route.renderers.values()
+        for renderer in renderers])
     document = {"openapi": "3.1.0", "info": _info(app),
-                "paths": {path: item for path, item in paths.items() if item},
-                "components": {"schemas": {"Error": _ERROR_SCHEMA}}}  # type: Dict[str, Any]
+                "paths": {path: item for path, item in paths.items() if item}}  # type: Any
+    if components:
+        document["components"] = components
     if tags:
         document["tags"] = [{"name": tag} for tag in tags]
     return document
@@ -2228,7 +2240,7 @@ def _bounded(number: str, low: Any, high: Any, signed: bool) -> Dict[str, Any]:
 
 
 def _operation(app: Flask, route: _Route, method: str, parameters: List[Dict[str, Any]],
-               taken: Set[str]) -> Dict[str, Any]:
+               taken: Set[str], own: Dict[str, Any]) -> Dict[str, Any]:
     summary, _, description = (_view_doc(route.views[method]) or route.doc).partition("\n")
     operation = {"operationId": _operation_id(route.rule.endpoint, method, taken)}  # type: Any
     if summary.strip():
@@ -2246,13 +2258,19 @@ def _operation(app: Flask, route: _Route, method: str, parameters: List[Dict[str
             str(parser.media_type): {"schema": {} if "json" in str(parser.media_type) else
                                 {"type": "object"}} for parser in route.parsers[method]}}
     operation["responses"] = _responses(app, route, method)
-    operation = _with_fragments(operation, route, method)
-    for response in operation.get("responses", {}).values():  # the success, the fragment's
-        content = response.get("content") if isinstance(response, dict) else None
-        if isinstance(content, dict):  # any of the renderers renders any data
-            for renderer in route.renderers[method]:
-                content.setdefault(str(renderer.media_type), {})
+    operation = _with_fragments(operation, route, method, own)
+    _add_media_types(operation.get("responses", {}).values(), route.renderers[method])
     return operation
+
+
+def _add_media_types(responses: Iterable[Any], renderers: Iterable[BaseRenderer]) -> None:
+    """Each renderer's media type in each response with content (the success, a fragment's):
+    any of them renders any data."""
+    for response in responses:
+        content = response.get("content") if isinstance(response, dict) else None
+        if isinstance(content, dict):
+            for renderer in renderers:
+                content.setdefault(str(renderer.media_type), {})
 
 
 def _operation_id(endpoint: str, method: str, taken: Set[str]) -> str:
@@ -2268,21 +2286,28 @@ def _operation_id(endpoint: str, method: str, taken: Set[str]) -> str:
 
 
 def _query_parameters(app: Flask, renderers: Tuple[Any, ...]) -> List[Dict[str, Any]]:
+    """``?format=``: empty, as if absent (the Accept header's choice); another format gets a
+    406 from FlaskAPI, but the app's own answer from an app `BrowsableAPI` wraps."""
     override = app.config.get("URL_FORMAT_OVERRIDE", "format")
     formats = sorted({renderer.format for renderer in renderers if renderer.format})
     if not (override and formats):
         return []
-    return [{"name": override, "in": "query", "required": False,
-             "description": "The response's format, in place of the Accept header.",
-             "schema": {"type": "string", "enum": formats}}]
+    schema = ({"type": "string", "enum": [""] + formats} if isinstance(app, FlaskAPI)
+              else {"type": "string", "examples": formats})
+    return [{"name": override, "in": "query", "required": False, "schema": schema,
+             "description": "The response's format, in place of the Accept header."}]
 
 
 def _responses(app: Flask, route: _Route, method: str) -> Dict[str, Any]:
-    """A success (`_operation` adds its media types); on a FlaskAPI app, the framework's
-    own errors as ``{"detail": ...}``; on another, the app's own answers as the default."""
-    success = {"description": "Success.", "content": {}}  # type: Dict[str, Any]
+    """A success, 200 (`_operation` adds its media types), and 2XX for any other the view
+    may choose, which the route does not tell (its body unsaid: a 204 has none). On a
+    FlaskAPI app, the framework's own errors as ``{"detail": ...}``; on another, the
+    app's own answers as the default."""
+    responses = {"200": {"description": "Success.", "content": {}}, "2XX": {
+        "description": "Another success, where the view answers one (201, 204)."}
+    }  # type: Dict[str, Any]
     if not isinstance(app, FlaskAPI):
-        return {"200": success, "default": {"description": "The app's own answer."}}
+        return dict(responses, default={"description": "The app's own answer."})
     codes = [HTTP_406_NOT_ACCEPTABLE]
     if route.rule.arguments:
         codes.append(HTTP_404_NOT_FOUND)
@@ -2293,38 +2318,131 @@ def _responses(app: Flask, route: _Route, method: str) -> Dict[str, Any]:
                                         if "json" in str(renderer.media_type) else
                                         {"type": "string"}}
              for renderer in route.renderers[method]}
-    responses = {"200": success}
     for code in sorted(codes):
         responses[str(code)] = {"description": _ERROR_CODES[code], "content": error}
     return responses
 
 
-def _with_fragments(operation: Dict[str, Any], route: _Route, method: str) -> Dict[str, Any]:
-    """The operation with what `set_openapi` put on the view (or its class), then on the
-    method's own function, merged in."""
+def _with_fragments(operation: Dict[str, Any], route: _Route, method: str,
+                    own: Dict[str, Any]) -> Dict[str, Any]:
+    """The operation with what the app's own OpenAPI library says of it (``own``), then what
+    `set_openapi` put on the view (or its class), then on the method's own function, merged
+    in. Where they name a success (2xx), it replaces ours."""
     owners = [route.view] + ([route.views[method]] if route.views[method] is not route.view
                              else [])
+    fragments = [own]
     for owner in owners:
         fragment = getattr(owner, "openapi", None) or {}
-        operation = _deep_merged(operation, {key: value for key, value in fragment.items()
-                                             if key.upper() not in _OPERATION_METHODS})
-        operation = _deep_merged(operation, fragment.get(method.lower()) or {})
+        fragments.append({key: value for key, value in fragment.items()
+                          if key.upper() not in _OPERATION_METHODS})
+        fragments.append(fragment.get(method.lower()) or {})
+    named = {str(code) for fragment in fragments for code, response in (
+        fragment.get("responses") or {}).items() if response is not None and str(code)[0] == "2"}
+    if named:  # the view's own successes: our guesses (200, 2XX) go, but what it names
+        operation["responses"] = {code: response for code, response in
+                                  operation["responses"].items()
+                                  if code not in ("200", "2XX") or code in named}
+    for fragment in fragments:
+        operation = _deep_merged(operation, fragment)
     return operation
 
 
 def _deep_merged(base: Dict[str, Any], fragment: Dict[str, Any]) -> Dict[str, Any]:
-    """``fragment`` merged into a copy of ``base``, dict by dict; a None value removes.
+    """``fragment`` merged into a copy of ``base``, dict by dict (responses by status, a body
+    by media type), parameters by name and place; a None value removes, a ``$ref`` replaces.
     Each dict is copied: the document must not share (and then change) the fragment's."""
     merged = dict(base)
     for key, value in fragment.items():
+        below = merged.get(key)
         if value is None:
             merged.pop(key, None)
-        elif isinstance(value, dict):
-            below = merged.get(key)
+        elif isinstance(value, dict) and "$ref" not in value:
             merged[key] = _deep_merged(below if isinstance(below, dict) else {}, value)
+        elif key == "parameters" and isinstance(value, list) and isinstance(below, list):
+            merged[key] = _merged_parameters(below, value)
         else:
             merged[key] = value
     return merged
+
+
+def _merged_parameters(base: List[Any], fragment: List[Any]) -> List[Any]:
+    """A fragment's parameter replaces ours of the same name and place (``in``); the others
+    are added after ours, in the fragment's order."""
+    def key(parameter: Any) -> Any:
+        if not isinstance(parameter, dict):
+            return id(parameter)
+        return (parameter.get("name"), parameter.get("in"), parameter.get("$ref"))
+    theirs = {key(parameter): parameter for parameter in fragment}
+    return [theirs.pop(key(parameter), parameter) for parameter in base] + list(theirs.values())
+
+
+def _library_document(app: Flask) -> Tuple[Dict[Tuple[str, str], Any], Dict[str, Any]]:
+    """What the app's own OpenAPI library (flask-smorest, APIFlask) documents: each
+    operation's parameters, body and responses by (path, method), and the components they
+    refer to, in OpenAPI 3.1. None where it has none, or fails: the guesses stand."""
+    operations, components = {}, {}  # type: Dict[Tuple[str, str], Any], Dict[str, Any]
+    try:
+        for spec in _library_specs(app):
+            if str(spec.get("openapi", "")).startswith("3.0"):
+                spec = _in_3_1(spec)
+            components = _deep_merged(components, spec.get("components") or {})
+            for path, item in (spec.get("paths") or {}).items():
+                for method, operation in item.items():
+                    if method.upper() in _OPERATION_METHODS:
+                        operation = {key: operation[key] for key in (
+                            "parameters", "requestBody", "responses") if key in operation}
+                        operations[path, method] = _deep_merged(  # the path's parameters too
+                            {"parameters": item.get("parameters") or []}, operation)
+    except Exception:  # a library's trouble must not cost the app its document
+        return {}, {}
+    return operations, components
+
+
+def _library_specs(app: Flask) -> List[Dict[str, Any]]:
+    """The documents of flask-smorest's ``Api`` objects, or APIFlask's ``app.spec``."""
+    apis = app.extensions.get("flask-smorest", {}).get("apis", {})
+    specs = [api["ext_obj"].spec.to_dict() for api in apis.values()]
+    if isinstance(getattr(type(app), "spec", None), property):  # APIFlask's, built anew
+        with app.app_context():
+            specs.append(app.spec)  # type: ignore[attr-defined]
+    return [spec for spec in specs if isinstance(spec, dict)]  # not APIFlask's YAML
+
+
+# Where a 3.0 document holds schemas: keys whose value is one (or a list of them), and keys
+# whose value maps names to them. Examples, defaults and enums are data, left as they are.
+_SCHEMA_KEYS = frozenset(["schema", "items", "additionalProperties", "not", "allOf", "anyOf",
+                          "oneOf"])
+_SCHEMA_MAPS = frozenset(["properties", "schemas"])
+_DATA_KEYS = frozenset(["example", "examples", "default", "enum", "const"])
+
+
+def _in_3_1(value: Any, schema: bool = False) -> Any:
+    """A copy of part of an OpenAPI 3.0 document, its schemas in 3.1's JSON Schema."""
+    if isinstance(value, list):
+        return [_in_3_1(item, schema) for item in value]
+    if not isinstance(value, dict):
+        return value
+    copied = {}  # type: Dict[str, Any]
+    for key, below in value.items():
+        if key in _SCHEMA_MAPS and isinstance(below, dict):
+            copied[key] = {name: _in_3_1(one, True) for name, one in below.items()}
+        else:
+            copied[key] = below if key in _DATA_KEYS else _in_3_1(below, key in _SCHEMA_KEYS)
+    return _schema_3_1(copied) if schema else copied
+
+
+def _schema_3_1(schema: Dict[str, Any]) -> Dict[str, Any]:
+    """A 3.0 schema's ``nullable: true`` as a type "null", its ``example`` as ``examples``."""
+    if "example" in schema:
+        schema["examples"] = [schema.pop("example")]
+    if schema.pop("nullable", None) is not True:
+        return schema
+    if not isinstance(schema.get("type"), str):  # a $ref, or any type already
+        return {"anyOf": [schema, {"type": "null"}]}
+    schema["type"] = [schema["type"], "null"]
+    if isinstance(schema.get("enum"), list) and None not in schema["enum"]:
+        schema["enum"] = schema["enum"] + [None]
+    return schema
 
 
 def set_openapi(fragment: Dict[str, Any]) -> Any:

@@ -504,13 +504,17 @@ def _trust_only(app: Flask, hosts: Sequence[str]) -> None:
         get_host(request.environ, trusted_hosts=hosts)
 
 
-# What the OpenAPI document cannot infer from the views: their bodies and answers.
+# What the OpenAPI document cannot infer from the views: their bodies and answers. In JSON,
+# "text" may be any value, kept as its string (see _text_from_body), so the schema says so.
 _NOTE = {"type": "object", "required": ["url", "text"], "properties": {
     "url": {"type": "string", "format": "uri"}, "text": {"type": "string"}}}
 _ERROR = {"$ref": "#/components/schemas/Error"}
+_ANY_TEXT = {"description": "The note's text; another value is kept as its string.",
+             "examples": ["buy milk"]}
 _TEXT_BODY = {"content": {media_type: {"schema": {"type": "object", "properties": {
-    "text": {"type": "string"}}}} for media_type in (
-    "application/json", "application/x-www-form-urlencoded", "multipart/form-data")}}
+    "text": _ANY_TEXT if media_type == "application/json" else {"type": "string"}}}}
+    for media_type in (
+        "application/json", "application/x-www-form-urlencoded", "multipart/form-data")}}
 
 
 def _answer(description: str, schema: Any) -> Dict[str, Any]:

@@ -39,6 +39,7 @@ from werkzeug.datastructures import FileStorage, MultiDict
 from werkzeug.exceptions import NotFound as WerkzeugNotFound
 from werkzeug.exceptions import RequestEntityTooLarge as WerkzeugRequestEntityTooLarge
 from werkzeug.exceptions import default_exceptions
+from werkzeug.http import parse_list_header
 
 import flask_api
 import notes_app
@@ -378,6 +379,8 @@ def _csrf_notes_app():
 # ---------------------------------------------------------------------------
 
 THINGS = {1: "kettle", 2: "teapot"}
+THING_BODY = {"required": True, "content": {"application/json": {"schema": {
+    "type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}}}}
 
 
 def _optional(name):
@@ -432,6 +435,14 @@ def _restful_things(browsable=True):
         return {"key": key, "name": things[key],
                 "url": url_for("thingdetail", key=key, _external=True)}
 
+    def name():
+        """The body's name, or a 400: as its document says (Flask-RESTful writes none)."""
+        body = request.get_json(silent=True)
+        if not isinstance(body, dict) or not isinstance(body.get("name"), str):
+            flask_restful.abort(400, message='Send a JSON object with a string "name".')
+        return body["name"]
+
+    @set_openapi({"post": {"requestBody": THING_BODY}})
     class ThingList(flask_restful.Resource):
         """All things. POST a name to add one."""
 
@@ -440,9 +451,10 @@ def _restful_things(browsable=True):
 
         def post(self):
             key = max(things, default=0) + 1
-            things[key] = request.get_json()["name"]
+            things[key] = name()
             return thing(key), 201
 
+    @set_openapi({"put": {"requestBody": THING_BODY}})
     class ThingDetail(flask_restful.Resource):
         """One thing."""
 
@@ -452,7 +464,7 @@ def _restful_things(browsable=True):
             return thing(key)
 
         def put(self, key):
-            things[key] = request.get_json()["name"]
+            things[key] = name()
             return thing(key)
 
         def delete(self, key):
@@ -3934,8 +3946,8 @@ def test_request_bodies_and_responses_follow_the_parsers_and_renderers_in_force(
     put = _operation(document, "/json-only", "put")
     assert list(put["requestBody"]["content"]) == ["application/json"]
     assert list(put["responses"]["200"]["content"]) == ["application/json"]
-    assert put["parameters"][0]["schema"]["enum"] == ["json"]  # ?format= of its renderers
-    assert sorted(put["responses"]) == ["200", "400", "406", "413", "415"]
+    assert put["parameters"][0]["schema"]["enum"] == ["", "json"]  # ?format= of its renderers
+    assert sorted(put["responses"]) == ["200", "2XX", "400", "406", "413", "415"]
     error = put["responses"]["415"]["content"]["application/json"]["schema"]
     assert document["components"]["schemas"]["Error"]["properties"] == {
         "detail": {"type": "string"}} and error == {"$ref": "#/components/schemas/Error"}
@@ -3943,7 +3955,8 @@ def test_request_bodies_and_responses_follow_the_parsers_and_renderers_in_force(
     assert sorted(patch["requestBody"]["content"]) == [
         "application/json", "application/x-www-form-urlencoded", "multipart/form-data"]
     assert "requestBody" not in _operation(document, "/defaults", "get")
-    assert sorted(_operation(document, "/defaults", "get")["responses"]) == ["200", "406"]
+    assert sorted(_operation(document, "/defaults", "get")["responses"]) == [
+        "200", "2XX", "406"]
 
 
 def test_each_documented_error_is_what_the_app_answers():
@@ -4156,6 +4169,258 @@ def test_the_documents_location_is_never_taken_from_the_query_string():
         assert client.get("/openapi.json" + query, headers=JSON).data == plain
     page = _browse(client, "/openapi.json?url=https://evil.example/x.json")
     assert not page.find("a", href="https://evil.example/x.json")
+
+
+# ---------------------------------------------------------------------------
+# OpenAPI: every answer documented, fragments merged (#31)
+# ---------------------------------------------------------------------------
+
+def _shop_app():
+    """The FlaskAPI app that CI fuzzes with schemathesis (.ci/schemathesis-apps) beside the
+    notes app and the wrapped Flask-RESTful and flask-smorest ones: a blueprint, werkzeug's
+    converters, a MethodView whose POST answers 201, a DELETE answering 204, a form-only POST."""
+    app = _converter_app()
+    things = dict(THINGS)
+    shop = Blueprint("shop", __name__, url_prefix="/shop")
+    shop.add_url_rule("/things/", view_func=_Things.as_view("things"))
+
+    @shop.route("/things/<int:key>", methods=["GET", "DELETE"])
+    def thing(key):
+        """One thing; DELETE removes it."""
+        if key not in things:
+            raise NotFound("No such thing.")
+        if request.method == "DELETE":
+            del things[key]
+            return None, 204
+        return {"key": key, "name": things[key]}
+
+    @shop.route("/orders", methods=["POST"])
+    @set_parsers(URLEncodedParser)
+    def order():
+        """Order a thing, by a form."""
+        return {"ordered": request.form.get("name", "")}, 201
+    app.register_blueprint(shop)
+    return app
+
+
+def _served_document(app):
+    """The document as a client gets it from ``/openapi.json``, checked by the validator."""
+    response = app.test_client().get("/openapi.json", headers=JSON)
+    assert response.status_code == 200
+    return _validated(response.get_json())
+
+
+def _covers(responses, code):
+    """Whether a documented status or range (``2XX``) covers an answer's status, as for
+    schemathesis; ``default`` covers any."""
+    return bool({str(code), str(code)[0] + "XX", "default"} & set(responses))
+
+
+@pytest.mark.parametrize("method", ["TRACE", "BREW"])
+@pytest.mark.parametrize("library", ["flaskapi"] + sorted(THING_APPS))
+def test_every_405_page_carries_allow_and_json_clients_keep_the_apps_own(library, method):
+    _skip_where_the_library_breaks_errors(library)
+    make = _flaskapi_things if library == "flaskapi" else THING_APPS[library]
+    allowed = {"GET", "HEAD", "OPTIONS"} | ({"POST"} if library != "flaskapi" else set())
+    client = make().test_client()
+    for query, accept in [("?format=api", JSON_TYPE), ("", BROWSER_ACCEPT)]:
+        page = client.open("/things/" + query, method=method, headers={"Accept": accept})
+        assert (page.status_code, page.mimetype) == (405, "text/html")
+        assert set(parse_list_header(page.headers["Allow"])) == allowed
+        assert "Allow: " in _Page(page).response_text
+    answer = client.open("/things/", method=method, headers=JSON)
+    assert answer.status_code == 405
+    if library == "flaskapi":
+        assert set(parse_list_header(answer.headers["Allow"])) == allowed
+    else:  # the app's own answer, with or without its Allow (flask-smorest drops it)
+        own = make(browsable=False).test_client().open("/things/", method=method, headers=JSON)
+        assert answer.headers.get("Allow") == own.headers.get("Allow")
+
+
+def test_every_success_a_route_answers_is_documented_though_the_route_cannot_say_which():
+    app = _shop_app()
+    document = _served_document(app)
+    client = app.test_client()
+    answers = [("post", "/shop/things/", client.post("/shop/things/", json={}, headers=JSON)),
+               ("post", "/shop/orders", client.post("/shop/orders", data={"name": "kettle"},
+                                                     headers=JSON)),
+               ("delete", "/shop/things/{key}", client.delete("/shop/things/1", headers=JSON)),
+               ("get", "/shop/things/{key}", client.get("/shop/things/2", headers=JSON))]
+    assert [answer.status_code for _, _, answer in answers] == [201, 201, 204, 200]
+    for method, path, answer in answers:
+        responses = _operation(document, path, method)["responses"]
+        assert _covers(responses, answer.status_code), (method, path, sorted(responses))
+        assert "200" in responses and "2XX" in responses  # 200 the likely one; others too
+    assert "content" not in responses["2XX"]  # unsaid, as a 204 has none
+
+
+def test_the_successes_a_fragment_names_replace_the_guessed_ones():
+    app = FlaskAPI(__name__)
+
+    @app.route("/tea", methods=["GET", "POST", "DELETE"])
+    @set_openapi({"post": {"responses": {"201": {"description": "Made."}}},
+                  "delete": {"responses": {"200": None}}})
+    def tea():
+        return {}, 201
+    document = _served_document(app)
+    assert sorted(_operation(document, "/tea", "post")["responses"]) == [
+        "201", "400", "406", "413", "415"]
+    assert sorted(_operation(document, "/tea", "get")["responses"]) == ["200", "2XX", "406"]
+    assert sorted(_operation(document, "/tea", "delete")["responses"]) == ["2XX", "406"]
+    notes = _served_document(notes_app.create_app())
+    assert sorted(_operation(notes, "/{key}/", "get")["responses"]) == ["200", "404", "406"]
+    assert sorted(_operation(notes, "/{key}/", "put")["responses"]) == [
+        "200", "400", "404", "406", "413", "415", "503"]
+
+
+def test_the_format_parameter_says_what_each_kind_of_app_answers_to_it():
+    notes = notes_app.create_app()
+    format_ = _operation(_served_document(notes), "/", "get")["parameters"][0]
+    assert (format_["name"], format_["schema"]["enum"]) == ("format", ["", "api", "json"])
+    client = notes.test_client()
+    assert client.get("/?format=", headers=JSON).get_json() == client.get("/").get_json()
+    assert client.get("/?format=xml").status_code == 406  # not in the enum: refused
+    wrapped = _plain_things()
+    format_ = _operation(_served_document(wrapped), "/things/", "get")["parameters"][0]
+    assert format_["schema"] == {"type": "string", "examples": ["api", "json"]}  # no enum,
+    assert wrapped.test_client().get("/things/?format=xml").status_code == 200  # as it takes any
+
+
+def test_a_fragments_parameters_merge_with_the_documents_by_name_and_place():
+    token = {"name": "X-Token", "in": "header", "required": True, "schema": {"type": "string"}}
+    app = FlaskAPI(__name__)
+
+    @app.route("/<int:k>/")
+    @set_openapi({"parameters": [token, {"name": "k", "in": "query", "schema": {}}]})
+    def detail(k):
+        return {"k": k}
+
+    @app.route("/pages")
+    @set_openapi({"parameters": [{"name": "format", "in": "query", "deprecated": True,
+                                  "schema": {"type": "string"}}]})
+    def pages():
+        return []
+    document = _served_document(app)
+    parameters = _operation(document, "/{k}/", "get")["parameters"]
+    assert [(p["name"], p["in"]) for p in parameters] == [
+        ("k", "path"), ("format", "query"), ("X-Token", "header"), ("k", "query")]
+    assert parameters[0]["schema"] == {"type": "integer", "minimum": 0}  # the path's, kept
+    assert _operation(document, "/pages", "get")["parameters"] == [
+        {"name": "format", "in": "query", "deprecated": True, "schema": {"type": "string"}}]
+
+
+def test_a_fragments_responses_merge_with_the_documents_by_status():
+    app = FlaskAPI(__name__)
+
+    @app.route("/<int:k>")
+    @set_openapi({"responses": {
+        "404": {"description": "No such thing."},
+        "409": {"description": "Taken.", "content": {
+            "application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}})
+    def thing(k):
+        return {}
+    responses = _operation(_served_document(app), "/{k}", "get")["responses"]
+    assert responses["404"]["description"] == "No such thing."  # the fragment's words
+    assert responses["404"]["content"]["application/json"]["schema"] == {  # our schema
+        "$ref": "#/components/schemas/Error"}
+    assert responses["409"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/Error"}
+    assert {"200", "404", "406", "409"} <= set(responses)
+
+
+def test_a_fragments_request_body_merges_with_the_documents_by_media_type():
+    thing = {"type": "object", "required": ["name"],
+             "properties": {"name": {"type": "string"}}}
+    app = FlaskAPI(__name__)
+
+    @app.route("/things", methods=["POST"])
+    @set_openapi({"requestBody": {"required": True, "content": {
+        "application/json": {"schema": thing},
+        "application/x-www-form-urlencoded": {"schema": {"$ref": "#/components/schemas/Error"}}}}})
+    def things():
+        return {}
+    body = _operation(_served_document(app), "/things", "post")["requestBody"]
+    assert body["required"] is True
+    assert body["content"]["application/json"]["schema"] == thing
+    assert body["content"]["application/x-www-form-urlencoded"]["schema"] == {  # replaced
+        "$ref": "#/components/schemas/Error"}  # not merged into our {"type": "object"}
+    assert body["content"]["multipart/form-data"]["schema"] == {"type": "object"}  # ours
+
+
+def test_a_wrapped_apps_bodies_and_answers_are_those_its_own_library_documents():
+    _skip_where_the_library_breaks_errors("flask-smorest")
+    app = _smorest_things()
+    document = _served_document(app)
+    post = _operation(document, "/things/", "post")
+    assert post["requestBody"]["required"] is True
+    assert post["requestBody"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/Thing"}
+    thing = document["components"]["schemas"]["Thing"]
+    assert (thing["type"], thing["required"]) == ("object", ["name"])  # so never null
+    client = app.test_client()
+    assert client.post("/things/", data="null", content_type=JSON_TYPE).status_code == 422
+    assert client.post("/things/", json={"name": "cup"}).status_code == 201
+    assert sorted(post["responses"]) == ["201", "422", "default"]  # its own, not 200 or 2XX
+    assert post["responses"]["201"]["content"]["text/html"] == {}  # and the page's type
+    assert client.delete("/things/1").status_code == 204
+    assert sorted(_operation(document, "/things/{key}", "delete")["responses"]) == [
+        "204", "default"]
+    missing = client.get("/things/9?format=api")  # its error, by $ref, as the page
+    assert (missing.status_code, missing.mimetype) == (404, "text/html")
+    assert _operation(document, "/things/{key}", "get")["responses"]["default"] == {
+        "$ref": "#/components/responses/DEFAULT_ERROR"}
+    assert "text/html" in document["components"]["responses"]["DEFAULT_ERROR"]["content"]
+    apiflask = _served_document(_apiflask_pets(True, spec_path="/spec"))
+    assert _operation(apiflask, "/pets", "post")["requestBody"]["content"] == {
+        "application/json": {"schema": {"$ref": "#/components/schemas/PetIn"}}}
+    assert apiflask["components"]["schemas"]["PetIn"]["required"] == ["name"]
+
+
+def test_a_librarys_openapi_3_0_schemas_are_written_as_3_1():
+    flask_smorest, ma = _optional("flask_smorest"), _optional("marshmallow")
+    app = Flask(__name__)
+    app.config.update(API_TITLE="Tea", API_VERSION="1", OPENAPI_VERSION="3.0.3")
+    api = flask_smorest.Api(app)
+    blueprint = flask_smorest.Blueprint("tea", __name__)
+
+    class Tea(ma.Schema):
+        name = ma.fields.Str(allow_none=True, metadata={"example": "oolong"})
+        kind = ma.fields.Str(allow_none=True, validate=ma.validate.OneOf(["green", "black"]))
+
+    @blueprint.route("/tea", methods=["POST"])
+    @blueprint.arguments(Tea)
+    def brew(data):
+        return jsonify(data)
+    api.register_blueprint(blueprint)
+    BrowsableAPI(app)
+    tea = _served_document(app)["components"]["schemas"]["Tea"]["properties"]
+    assert tea["name"] == {"type": ["string", "null"], "examples": ["oolong"]}
+    assert tea["kind"] == {"type": ["string", "null"], "enum": ["green", "black", None]}
+    assert app.test_client().post("/tea", json={"name": None}).get_json() == {"name": None}
+
+
+def test_a_failing_library_leaves_the_document_its_guesses(monkeypatch):
+    _skip_where_the_library_breaks_errors("flask-smorest")
+    app = _smorest_things()
+    api = app.extensions["flask-smorest"]["apis"][""]["ext_obj"]
+    monkeypatch.setattr(api.spec, "to_dict", lambda: 1 / 0)
+    post = _operation(_served_document(app), "/things/", "post")
+    assert post["requestBody"] == {"content": {"application/json": {"schema": {}}}}
+    assert sorted(post["responses"]) == ["200", "2XX", "default"]
+
+
+def test_the_fuzzed_apps_document_the_bodies_their_views_take():
+    notes = notes_app.create_app()
+    body = _operation(_served_document(notes), "/", "post")["requestBody"]["content"]
+    assert "type" not in body["application/json"]["schema"]["properties"]["text"]  # any:
+    assert notes.test_client().post("/", json={"text": 7}).get_json()["text"] == "7"
+    assert body["multipart/form-data"]["schema"]["properties"]["text"] == {"type": "string"}
+    _skip_where_the_library_breaks_errors("flask-restful")
+    restful = _restful_things()  # Flask-RESTful writes no document: set_openapi does
+    assert _operation(_served_document(restful), "/things/", "post")["requestBody"] == THING_BODY
+    client = restful.test_client()
+    assert client.post("/things/", json={"name": 7}).status_code == 400
+    assert client.post("/things/", json={"name": "cup"}).status_code == 201
 
 
 def test_a_subclass_written_for_older_flask_keeps_its_overrides_and_the_406(recwarn):
