@@ -14,12 +14,13 @@ The file, part by part, each under a banner comment of its name:
     Any Flask app         BrowsableAPI(app): the page for any Flask app's JSON
     The OpenAPI document  /openapi.json, built from the routes' description
     Flask-API 3.x ...     names and sub-modules kept only for code written for 3.x
-    (the page template)   _PAGE, last: one string with the page's HTML, CSS and script
+    (the page template)   _PAGE, last: its markup, style and script, each a raw string
 
 Where to start: a renderer or parser of your own subclasses BaseRenderer or BaseParser
 and goes in DEFAULT_RENDERERS / DEFAULT_PARSERS or @set_renderers / @set_parsers; what
-the page shows is BrowsableAPIRenderer.get_context; its look is the <style> in _PAGE,
-or a template of yours (``template`` on a subclass, or BROWSABLE_API_TEMPLATE).
+the page shows is BrowsableAPIRenderer.get_context; its look is _PAGE_STYLE and its
+tools _PAGE_SCRIPT, or a template of yours (``template`` on a subclass, or
+BROWSABLE_API_TEMPLATE).
 
 Views return lists and dicts; content negotiation renders them as JSON for API
 clients and as a browsable HTML page for people::
@@ -2459,7 +2460,9 @@ request_module = _namespace("request", ["APIRequest"])  # ``request`` is Flask's
 # request leaves this host: the CSS and script are inline.
 # ---------------------------------------------------------------------------
 
-_PAGE = """{% autoescape true %}<!DOCTYPE html>
+#: The page's markup. Its style and script are strings of their own, below, put in where their
+#: blocks hold a placeholder (see `_PAGE`).
+_PAGE_MARKUP = r"""{% autoescape true %}<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -2467,7 +2470,87 @@ _PAGE = """{% autoescape true %}<!DOCTYPE html>
 <meta name="color-scheme" content="light dark">
 <link rel="icon" href="data:,">
 <title>{% block title %}{{ title }} &middot; {{ branding }}{% endblock %}</title>
-<style>{% block style %}
+<style>{% block style %}{# _PAGE_STYLE #}{% endblock %}</style>
+<script>{% block script %}{# _PAGE_SCRIPT #}{% endblock %}</script>
+</head>
+<body>
+<header><div class="wrap">
+  <a class="brand" href="{{ root_url }}">{% block branding %}{{ branding }}{% endblock %}</a>
+  <nav class="crumbs" aria-label="Breadcrumbs"><ol>
+    {%- for name, href in breadcrumbs %}
+    <li><a href="{{ href }}"{% if loop.last %} aria-current="page"{% endif %}>{{ name }}</a></li>
+    {%- endfor %}
+  </ol></nav>
+</div></header>
+<main class="wrap">
+{% block content %}
+<h1>{{ title }}</h1>
+{% if description_html %}<div class="description">{{ description_html }}</div>
+{% elif description %}<pre class="description">{{ description }}</pre>{% endif %}
+
+{#- Filled by the script: request headers for every request it sends -#}
+<section id="api-headers" class="tools" aria-label="Request headers" hidden></section>
+
+<div class="bar" aria-label="Requests">
+  {% if "GET" in allowed %}
+  <a class="button" href="{{ path }}">GET</a>
+  {% if json_url %}<a class="button" href="{{ json_url }}">View as JSON</a>{% endif %}
+  {% endif %}
+  {% for verb in ("OPTIONS", "DELETE") if verb in allowed %}
+  <form method="post" data-api><input type="hidden" name="_method" value="{{ verb }}">
+    {%- if csrf_token %}<input type="hidden" name="csrf_token" value="{{ csrf_token }}">{% endif %}
+    <button{% if verb == "DELETE" %} class="danger"{% endif %}>{{ verb }}</button></form>
+  {% endfor %}
+</div>
+
+{#- Filled by the script: this URL's query parameters, to edit and send as a GET -#}
+<section id="api-query" class="tools" aria-label="Query parameters" hidden></section>
+
+{#- The response's Link header relations (RFC 8288), as buttons -#}
+{% if links %}<div class="bar" role="navigation" aria-label="Links">
+  {%- for rel, href in links %}
+  <a class="button" rel="{{ rel }}" href="{{ href }}">{{ rel }}</a>
+  {%- endfor %}
+</div>{% endif %}
+
+<pre class="response"><span class="key">{{ method }} {{ path }}</span>
+
+<span class="status{% if not status_ok %} error{% endif %}">HTTP {{ status_line }}</span>
+{% for name, value in headers %}<span class="key">{{ name }}:</span> {{ value }}
+{% endfor %}<!--flask-api: late headers-->
+<span class="body">{{ body_html }}</span></pre>
+{#- Filled by the script: "Copy as curl" for the request behind this response -#}
+<div id="api-curl" class="bar" hidden></div>
+
+{% if "POST" in allowed or "PUT" in allowed or "PATCH" in allowed %}
+<form method="post" data-api>
+{%- if csrf_token %}<input type="hidden" name="csrf_token" value="{{ csrf_token }}">{% endif %}
+<fieldset><legend>Send a request</legend>
+  <label for="api-media-type">Media type</label>
+  <select id="api-media-type" name="_content_type">
+    <option>application/json</option>
+    <option>application/x-www-form-urlencoded</option>
+    <option>multipart/form-data</option>
+  </select>
+  <label for="api-content">Content</label>
+  <textarea id="api-content" name="_content"
+    placeholder='JSON such as {"text": "..."}, or text=... for the form types'
+    >{{ content }}</textarea>
+  <div class="bar">
+  {%- for verb in ("POST", "PUT", "PATCH") if verb in allowed %}
+    <button name="_method" value="{{ verb }}">{{ verb }}</button>
+  {%- endfor %}
+  </div>
+</fieldset>
+</form>
+{% endif %}
+{% endblock %}
+</main>
+</body>
+</html>
+{% endautoescape %}"""
+
+_PAGE_STYLE = r"""
 :root { --bg: #fff; --fg: #1c2330; --muted: #5a6474; --line: #d9dee6; --panel: #f4f6f9;
   --accent: #0a5cc2; --ok: #137a39; --err: #b3261e; --mark: #fff1a8; }
 @media (prefers-color-scheme: dark) { :root { --bg: #101318; --fg: #e4e8ee; --muted: #9ba4b1;
@@ -2540,8 +2623,8 @@ pre.curl { user-select: all; }
 .tree .index::before { content: "[" attr(data-index) "] "; color: var(--muted); }
 .tree .fold { border: 0; background: none; padding: 0; margin-left: -1.4em; width: 1.4em;
   font-weight: 400; color: var(--muted); }
-.tree .fold::before { content: "\\25B8"; }
-.tree .open > .fold::before { content: "\\25BE"; }
+.tree .fold::before { content: "\25B8"; }
+.tree .open > .fold::before { content: "\25BE"; }
 .tree .k { color: var(--fg); font-weight: 600; }
 .tree .s { color: var(--ok); }
 .tree .n, .tree .l { color: var(--accent); }
@@ -2562,8 +2645,9 @@ pre.curl { user-select: all; }
   .tree .fold::after { content: ""; position: absolute; inset: -.7rem -.5rem; }
 }
 .field.null > input[type=text]::placeholder { color: var(--muted); }
-{% endblock %}</style>
-<script>{% block script %}
+"""
+
+_PAGE_SCRIPT = r"""
 // With the script on, the body's JSON is shown as a tree: its text is not laid out at all.
 document.documentElement.classList.add("json-tree");
 
@@ -2595,7 +2679,7 @@ function headerProblem(name, value) {
     return "A header name is letters, digits and !#$%&'*+.^_`|~- only.";
   }
   if (FORBIDDEN_HEADER.test(name)) return "Browsers do not let a page send " + name + ".";
-  if (!/^[\\t\\x20-\\x7e\\xa0-\\xff]*$/.test(value)) {
+  if (!/^[\t\x20-\x7e\xa0-\xff]*$/.test(value)) {
     return "This value has a character a header cannot carry: only Latin-1 text goes.";
   }
   return "";
@@ -2647,9 +2731,9 @@ async function redirectTarget(target) {
 function showRedirect(method, target, next) {
   const link = el("a", {href: (next || target).href, "data-plain": ""}, [(next || target).href]);
   document.querySelector("pre.response").replaceChildren(
-    el("span", {class: "key"}, [method + " " + target.pathname + target.search]), "\\n\\n",
+    el("span", {class: "key"}, [method + " " + target.pathname + target.search]), "\n\n",
     el("span", {class: "status"}, ["A redirect, to " + (next ? "another site" : "a place the " +
-      "page cannot see") + ": not followed with your request headers."]), "\\n\\nVisit it " +
+      "page cannot see") + ": not followed with your request headers."]), "\n\nVisit it " +
       "without them: ", link);
   for (const stale of document.querySelectorAll(".tree-tools")) stale.remove();
 }
@@ -2658,7 +2742,7 @@ function showRedirect(method, target, next) {
 // header, which an uploaded HTML file cannot have), HTML, and not a download.
 function isPage(response) {
   return response.headers.has("X-Flask-API-Page") && isHTML(response) &&
-    !/^\\s*attachment/i.test(response.headers.get("Content-Disposition") || "");
+    !/^\s*attachment/i.test(response.headers.get("Content-Disposition") || "");
 }
 
 // Whether a response is HTML, by its Content-Type.
@@ -2684,7 +2768,7 @@ async function show(response) {
   }
   const lines = ["HTTP " + response.status + " " + response.statusText];
   response.headers.forEach(function (value, name) { lines.push(name + ": " + value); });
-  document.querySelector("pre.response").textContent = lines.join("\\n") + "\\n\\n" + text;
+  document.querySelector("pre.response").textContent = lines.join("\n") + "\n\n" + text;
 }
 
 // An answer without a body (204 to a DELETE, 205, an empty 200): its request, status and
@@ -2694,12 +2778,12 @@ function showEmpty(response) {
   const url = new URL(sent.url, window.location.href);
   const panel = document.querySelector("pre.response");
   const lines = [el("span", {class: "key"}, [sent.method + " " + url.pathname + url.search]),
-    "\\n\\n", el("span", {class: response.ok ? "status" : "status error"},
-      ["HTTP " + response.status + " " + response.statusText]), "\\n"];
+    "\n\n", el("span", {class: response.ok ? "status" : "status error"},
+      ["HTTP " + response.status + " " + response.statusText]), "\n"];
   response.headers.forEach(function (value, name) {
-    lines.push(el("span", {class: "key"}, [name + ":"]), " " + value + "\\n");
+    lines.push(el("span", {class: "key"}, [name + ":"]), " " + value + "\n");
   });
-  panel.replaceChildren(...lines, "\\n", el("span", {class: "hint"}, ["No content."]));
+  panel.replaceChildren(...lines, "\n", el("span", {class: "hint"}, ["No content."]));
   for (const stale of document.querySelectorAll(".tree-tools, #api-way-on")) stale.remove();
   const crumbs = document.querySelectorAll(".crumbs a"), up = crumbs[crumbs.length - 2];
   const back = el("button", {type: "button"}, ["Back"]);
@@ -2928,10 +3012,10 @@ function queryRow(name, value) {
 // 2.0, a "__proto__" key, key order): {type: "string", value}, {type: "number" | "boolean" |
 // "null", text}, {type: "object", entries: [[key, node], ...]}, {type: "array", items}.
 function parseJSON(text) {
-  const space = /[ \\t\\n\\r]*/y, word = /true|false|null/y;
-  const number = /-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
-  const plain = /"[^"\\\\\\u0000-\\u001f]*"/y;
-  const escaped = /"(?:[^"\\\\\\u0000-\\u001f]|\\\\(?:["\\\\\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
+  const space = /[ \t\n\r]*/y, word = /true|false|null/y;
+  const number = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+  const plain = /"[^"\\\u0000-\u001f]*"/y;
+  const escaped = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
   let at = 0;
   // The text the pattern matches here, moving past it; null where it does not match.
   function take(pattern) {
@@ -2994,7 +3078,7 @@ function parseJSON(text) {
 // A node as JSON text: as the API writes it (", " and ": ") where indent is "", else indented.
 function writeJSON(node, indent) {
   const out = [];
-  writeNode(node, indent, "\\n", out);
+  writeNode(node, indent, "\n", out);
   return out.join("");
 }
 
@@ -3081,7 +3165,7 @@ function treeLine(key, data, last) {
       "aria-label": "Unfold " + name}));
   }
   if (group) {
-    line.append(el("span", {class: "range", "data-range": "[" + data.from + " \\u2026 " +
+    line.append(el("span", {class: "range", "data-range": "[" + data.from + " \u2026 " +
       (data.to - 1) + "]"}), el("span", {class: "kids"}));
     return line;
   }
@@ -3100,7 +3184,7 @@ function summary(node) {
   const count = node.type === "object" ? node.entries.length : node.items.length;
   const noun = node.type === "object" ? (count === 1 ? " key" : " keys") :
     (count === 1 ? " item" : " items");
-  return count ? "\\u2026 " + count.toLocaleString("en") + noun : "";
+  return count ? "\u2026 " + count.toLocaleString("en") + noun : "";
 }
 
 // A string, number, true, false or null, as JSON, with the URLs in a string as links.
@@ -3116,12 +3200,12 @@ function scalar(node) {
   span.append(text.slice(end));
   return span;
 }
-// A character of a URL in text: not a space, a quote, "<", ">", "\" or a parenthesis.
-const URL_CHAR = /[^\\s"<>\\\\()]/.source;
+// A character of a URL in text: not a space, a quote, "<", ">", "" or a parenthesis.
+const URL_CHAR = /[^\s"<>\\()]/.source;
 // URLs as the page's server-side links find them: balanced parentheses are part of one, the
 // punctuation of a sentence around it is not.
 const URL_IN_TEXT = new RegExp("https?://" + URL_CHAR + "*(?:[(]" + URL_CHAR + "*[)]" +
-  URL_CHAR + "*)*(?<![.,;:!?'\\\\]])", "g");
+  URL_CHAR + "*)*(?<![.,;:!?'\\]])", "g");
 
 // How many lines a container's children take: its members, or its groups of members.
 function childCount(data) {
@@ -3430,7 +3514,7 @@ function formField(key, node, index, blank) {
   } else if (kind === "boolean") {
     input = el("input", {id: id, type: "checkbox"});
     input.checked = !blank && node.text === "true";
-  } else if (kind === "string" && !blank && node.value.includes("\\n")) {
+  } else if (kind === "string" && !blank && node.value.includes("\n")) {
     input = el("textarea", {id: id, rows: "3"});  // an input would drop its line breaks
     input.value = node.value;
   } else {
@@ -3475,7 +3559,7 @@ function formRequest(form) {
 }
 
 // A JSON number, as the form's number fields take it.
-const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
+const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
 
 // A field's value as JSON text: undefined leaves a blank field out (the API's default),
 // null means a field was not valid, and says so on it.
@@ -3499,9 +3583,9 @@ function fieldJSON(input) {
 
 // ---- Copy as curl ----
 
-// A word for a POSIX shell: in single quotes, each ' written as '\\''.
+// A word for a POSIX shell: in single quotes, each ' written as '\''.
 function shellQuote(text) {
-  return "'" + String(text).split("'").join("'\\\\''") + "'";
+  return "'" + String(text).split("'").join("'\\''") + "'";
 }
 
 // The curl command for a request: method, URL, the panel's headers, type and body.
@@ -3567,81 +3651,10 @@ function responseCurl() {
   const sent = lastRequest && lastRequest.method === method ? lastRequest : {};
   return curlCommand(method, url, sent.body, sent.type);
 }
-{% endblock %}</script>
-</head>
-<body>
-<header><div class="wrap">
-  <a class="brand" href="{{ root_url }}">{% block branding %}{{ branding }}{% endblock %}</a>
-  <nav class="crumbs" aria-label="Breadcrumbs"><ol>
-    {%- for name, href in breadcrumbs %}
-    <li><a href="{{ href }}"{% if loop.last %} aria-current="page"{% endif %}>{{ name }}</a></li>
-    {%- endfor %}
-  </ol></nav>
-</div></header>
-<main class="wrap">
-{% block content %}
-<h1>{{ title }}</h1>
-{% if description_html %}<div class="description">{{ description_html }}</div>
-{% elif description %}<pre class="description">{{ description }}</pre>{% endif %}
+"""
 
-{#- Filled by the script: request headers for every request it sends -#}
-<section id="api-headers" class="tools" aria-label="Request headers" hidden></section>
-
-<div class="bar" aria-label="Requests">
-  {% if "GET" in allowed %}
-  <a class="button" href="{{ path }}">GET</a>
-  {% if json_url %}<a class="button" href="{{ json_url }}">View as JSON</a>{% endif %}
-  {% endif %}
-  {% for verb in ("OPTIONS", "DELETE") if verb in allowed %}
-  <form method="post" data-api><input type="hidden" name="_method" value="{{ verb }}">
-    {%- if csrf_token %}<input type="hidden" name="csrf_token" value="{{ csrf_token }}">{% endif %}
-    <button{% if verb == "DELETE" %} class="danger"{% endif %}>{{ verb }}</button></form>
-  {% endfor %}
-</div>
-
-{#- Filled by the script: this URL's query parameters, to edit and send as a GET -#}
-<section id="api-query" class="tools" aria-label="Query parameters" hidden></section>
-
-{#- The response's Link header relations (RFC 8288), as buttons -#}
-{% if links %}<div class="bar" role="navigation" aria-label="Links">
-  {%- for rel, href in links %}
-  <a class="button" rel="{{ rel }}" href="{{ href }}">{{ rel }}</a>
-  {%- endfor %}
-</div>{% endif %}
-
-<pre class="response"><span class="key">{{ method }} {{ path }}</span>
-
-<span class="status{% if not status_ok %} error{% endif %}">HTTP {{ status_line }}</span>
-{% for name, value in headers %}<span class="key">{{ name }}:</span> {{ value }}
-{% endfor %}<!--flask-api: late headers-->
-<span class="body">{{ body_html }}</span></pre>
-{#- Filled by the script: "Copy as curl" for the request behind this response -#}
-<div id="api-curl" class="bar" hidden></div>
-
-{% if "POST" in allowed or "PUT" in allowed or "PATCH" in allowed %}
-<form method="post" data-api>
-{%- if csrf_token %}<input type="hidden" name="csrf_token" value="{{ csrf_token }}">{% endif %}
-<fieldset><legend>Send a request</legend>
-  <label for="api-media-type">Media type</label>
-  <select id="api-media-type" name="_content_type">
-    <option>application/json</option>
-    <option>application/x-www-form-urlencoded</option>
-    <option>multipart/form-data</option>
-  </select>
-  <label for="api-content">Content</label>
-  <textarea id="api-content" name="_content"
-    placeholder='JSON such as {"text": "..."}, or text=... for the form types'
-    >{{ content }}</textarea>
-  <div class="bar">
-  {%- for verb in ("POST", "PUT", "PATCH") if verb in allowed %}
-    <button name="_method" value="{{ verb }}">{{ verb }}</button>
-  {%- endfor %}
-  </div>
-</fieldset>
-</form>
-{% endif %}
-{% endblock %}
-</main>
-</body>
-</html>
-{% endautoescape %}"""
+#: The page's one template, which an app's own template may extend (its blocks are public API).
+#: The style and script are Jinja's raw text, so they may hold any characters, "{{" included.
+_PAGE = (_PAGE_MARKUP
+         .replace("{# _PAGE_STYLE #}", "{% raw %}" + _PAGE_STYLE + "{% endraw %}")
+         .replace("{# _PAGE_SCRIPT #}", "{% raw %}" + _PAGE_SCRIPT + "{% endraw %}"))
