@@ -2461,7 +2461,8 @@ request_module = _namespace("request", ["APIRequest"])  # ``request`` is Flask's
 # ---------------------------------------------------------------------------
 
 #: The page's markup. Its style and script are strings of their own, below, put in where their
-#: blocks hold a placeholder (see `_PAGE`).
+#: blocks hold a placeholder (see `_PAGE`), as the mark of `_LATE_HEADERS` is. What the script
+#: needs to know of the exchange is in the response panel's data attributes, not in its text.
 _PAGE_MARKUP = r"""{% autoescape true %}<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -2513,11 +2514,12 @@ _PAGE_MARKUP = r"""{% autoescape true %}<!DOCTYPE html>
   {%- endfor %}
 </div>{% endif %}
 
-<pre class="response"><span class="key">{{ method }} {{ path }}</span>
+<pre class="response" data-method="{{ method }}" data-url="{{ path }}"
+  {%- if not status_ok %} data-error{% endif %}><span class="key">{{ method }} {{ path }}</span>
 
 <span class="status{% if not status_ok %} error{% endif %}">HTTP {{ status_line }}</span>
 {% for name, value in headers %}<span class="key">{{ name }}:</span> {{ value }}
-{% endfor %}<!--flask-api: late headers-->
+{% endfor %}{# _LATE_HEADERS #}
 <span class="body">{{ body_html }}</span></pre>
 {#- Filled by the script: "Copy as curl" for the request behind this response -#}
 <div id="api-curl" class="bar" hidden></div>
@@ -2967,6 +2969,7 @@ function showEmpty(response) {
     lines.push(el("span", {class: "key"}, [name + ":"]), " " + value + "\n");
   });
   panel.replaceChildren(...lines, "\n", el("span", {class: "hint"}, ["No content."]));
+  Object.assign(panel.dataset, {method: sent.method, url: url.href});
   for (const stale of document.querySelectorAll(".tree-tools, #api-way-on")) stale.remove();
   const crumbs = document.querySelectorAll(".crumbs a"), up = crumbs[crumbs.length - 2];
   const back = el("button", {type: "button", onclick: () => history.back()}, ["Back"]);
@@ -2977,7 +2980,9 @@ function showEmpty(response) {
 // A redirect not followed with the panel's headers: say so, and link it as a plain visit.
 function showRedirect(method, target, next) {
   const link = el("a", {href: (next || target).href, "data-plain": ""}, [(next || target).href]);
-  document.querySelector("pre.response").replaceChildren(
+  const panel = document.querySelector("pre.response");
+  Object.assign(panel.dataset, {method, url: target.href});
+  panel.replaceChildren(
     el("span", {class: "key"}, [method + " " + target.pathname + target.search]), "\n\n",
     el("span", {class: "status"}, ["A redirect, to " + (next ? "another site" : "a place the " +
       "page cannot see") + ": not followed with your request headers."]), "\n\nVisit it " +
@@ -3376,7 +3381,7 @@ const PAGE_KEYS = ["count", "next", "previous", "prev", "total", "page", "pages"
 
 // The form tab's fields: an object's, or blank ones for what a list's items share; none for errors.
 function formFields(model) {
-  if (!model || document.querySelector("pre.response .status.error")) return null;
+  if (!model || document.querySelector("pre.response[data-error]")) return null;
   const items = model.type === "array" ? model.items : pageItems(model);
   if (items) return sharedFields(items);
   return model.type === "object" ? {entries: model.entries, blank: false} : null;
@@ -3575,11 +3580,10 @@ function curlButtons() {
 
 // The request behind the response shown: its method and URL, with the body the page sent.
 function responseCurl() {
-  const key = document.querySelector("pre.response .key");
-  const line = key ? key.textContent : "GET " + window.location.href;
-  const method = line.split(" ", 1)[0], url = line.slice(method.length + 1);
-  const sent = state.sent && state.sent.method === method ? state.sent : {};
-  return curlCommand(method, url, sent.body, sent.type);
+  const shown = Object.assign({method: "GET", url: window.location.href},
+    document.querySelector("pre.response")?.dataset);
+  const sent = state.sent && state.sent.method === shown.method ? state.sent : {};
+  return curlCommand(shown.method, shown.url, sent.body, sent.type);
 }
 
 // ---- Start ----
@@ -3623,4 +3627,5 @@ start();
 #: The style and script are Jinja's raw text, so they may hold any characters, "{{" included.
 _PAGE = (_PAGE_MARKUP
          .replace("{# _PAGE_STYLE #}", "{% raw %}" + _PAGE_STYLE + "{% endraw %}")
-         .replace("{# _PAGE_SCRIPT #}", "{% raw %}" + _PAGE_SCRIPT + "{% endraw %}"))
+         .replace("{# _PAGE_SCRIPT #}", "{% raw %}" + _PAGE_SCRIPT + "{% endraw %}")
+         .replace("{# _LATE_HEADERS #}", _LATE_HEADERS.decode("ascii")))
