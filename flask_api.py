@@ -2941,53 +2941,49 @@ function queryRow(name, value) {
 async function show(response) {
   if (!response) return;  // a redirect, shown already
   const text = await response.text();
-  if (!text) {
-    showEmpty(response);
-    return;
-  }
-  if (isPage(response)) {
+  if (text && isPage(response)) {
     const page = new DOMParser().parseFromString(text, "text/html");
     document.title = page.title;
     document.body.replaceWith(document.adoptNode(page.body));
     enhance();
     return;
   }
-  const lines = ["HTTP " + response.status + " " + response.statusText];
-  response.headers.forEach((value, name) => lines.push(name + ": " + value));
-  document.querySelector("pre.response").textContent = lines.join("\n") + "\n\n" + text;
+  const panel = showPanel(state.sent, "HTTP " + response.status + " " + response.statusText,
+    !response.ok, response.headers, text ? [text] : [el("span", {class: "hint"}, ["No content."])]);
+  if (panel && !text) panel.after(wayOn());  // 204 to a DELETE, an empty 200: where to go
 }
 
-// An answer without a body (204 to a DELETE, an empty 200): in the panel, with a way on.
-function showEmpty(response) {
-  const sent = state.sent || {method: "GET", url: window.location.href};
-  const url = new URL(sent.url, window.location.href);
+// Fill the response panel: the request's line, the status, the headers, then the body's nodes.
+function showPanel(sent, status, error, headers, body) {
   const panel = document.querySelector("pre.response");
-  const lines = [el("span", {class: "key"}, [sent.method + " " + url.pathname + url.search]),
-    "\n\n", el("span", {class: response.ok ? "status" : "status error"},
-      ["HTTP " + response.status + " " + response.statusText]), "\n"];
-  response.headers.forEach((value, name) => {
-    lines.push(el("span", {class: "key"}, [name + ":"]), " " + value + "\n");
-  });
-  panel.replaceChildren(...lines, "\n", el("span", {class: "hint"}, ["No content."]));
+  if (!panel) return null;
+  const url = new URL(sent.url, window.location.href);
   Object.assign(panel.dataset, {method: sent.method, url: url.href});
+  panel.toggleAttribute("data-error", error);
+  const lines = [el("span", {class: "key"}, [sent.method + " " + url.pathname + url.search]),
+    "\n\n", el("span", {class: error ? "status error" : "status"}, [status]), "\n"];
+  for (const [name, value] of headers) {
+    lines.push(el("span", {class: "key"}, [name + ":"]), " " + value + "\n");
+  }
+  panel.replaceChildren(...lines, "\n", ...body);
   for (const stale of document.querySelectorAll(".tree-tools, #api-way-on")) stale.remove();
-  const crumbs = document.querySelectorAll(".crumbs a"), up = crumbs[crumbs.length - 2];
-  const back = el("button", {type: "button", onclick: () => history.back()}, ["Back"]);
-  panel.after(el("div", {id: "api-way-on", class: "bar"},
-    up ? [el("a", {class: "button", href: up.href}, ["Go to " + up.textContent]), back] : [back]));
+  return panel;
 }
 
 // A redirect not followed with the panel's headers: say so, and link it as a plain visit.
 function showRedirect(method, target, next) {
-  const link = el("a", {href: (next || target).href, "data-plain": ""}, [(next || target).href]);
-  const panel = document.querySelector("pre.response");
-  Object.assign(panel.dataset, {method, url: target.href});
-  panel.replaceChildren(
-    el("span", {class: "key"}, [method + " " + target.pathname + target.search]), "\n\n",
-    el("span", {class: "status"}, ["A redirect, to " + (next ? "another site" : "a place the " +
-      "page cannot see") + ": not followed with your request headers."]), "\n\nVisit it " +
-      "without them: ", link);
-  for (const stale of document.querySelectorAll(".tree-tools")) stale.remove();
+  const href = (next || target).href, to = next ? "another site" : "a place the page cannot see";
+  showPanel({method, url: target.href}, "A redirect, to " + to + ": not followed with your " +
+    "request headers.", false, [], ["Visit it without them: ", el("a", {href, "data-plain": ""},
+    [href])]);
+}
+
+// Where to go from an answer without a body: the collection above this URL, or back.
+function wayOn() {
+  const crumbs = document.querySelectorAll(".crumbs a"), up = crumbs[crumbs.length - 2];
+  const back = el("button", {type: "button", onclick: () => history.back()}, ["Back"]);
+  return el("div", {id: "api-way-on", class: "bar"},
+    up ? [el("a", {class: "button", href: up.href}, ["Go to " + up.textContent]), back] : [back]);
 }
 
 // ---- The body as data: its JSON, kept whole ----
