@@ -2869,9 +2869,9 @@ async function withHeaders() {
   const names = savedHeaders().map((pair) => pair[0]).join(", ");
   try {
     await navigate(window.location.href, false);
-    const panel = document.getElementById("api-headers");
-    if (panel) panel.after(el("p", {class: "hint", id: "api-refetched"}, ["Fetched again with " +
-      "your request headers (" + names + "): the browser loads a page without them."]));
+    document.getElementById("api-headers")?.after(el("p", {class: "hint", id: "api-refetched"},
+      ["Fetched again with your request headers (" + names + "): the browser loads a page " +
+        "without them."]));
   } finally {
     document.documentElement.classList.remove("refetch");
   }
@@ -2879,8 +2879,7 @@ async function withHeaders() {
 
 // On a page from elsewhere (or a typed URL), shown as it came: a button to fetch it with them.
 function offerRefetch() {
-  const panel = document.getElementById("api-headers");
-  if (panel) panel.after(el("p", {class: "hint", id: "api-refetch"}, [
+  document.getElementById("api-headers")?.after(el("p", {class: "hint", id: "api-refetch"}, [
     "Loaded without your request headers. ", el("button", {type: "button",
       onclick: () => withHeaders()}, ["Fetch again with your stored headers"])]));
 }
@@ -3059,26 +3058,16 @@ function parseJSON(text) {
 }
 
 // A node as JSON text: as the API writes it (", " and ": ") where indent is "", else indented.
-function writeJSON(node, indent) {
-  const out = [];
-  writeNode(node, indent, "\n", out);
-  return out.join("");
-}
-
-// Write a node's text into out, its inner lines starting with newline.
-function writeNode(node, indent, newline, out) {
-  if (node.type === "string") { out.push(JSON.stringify(node.value)); return; }
-  if (node.type !== "object" && node.type !== "array") { out.push(node.text); return; }
-  const object = node.type === "object", members = membersOf(node);
-  if (!members.length) { out.push(object ? "{}" : "[]"); return; }
-  const inner = newline + indent, between = indent ? "," + inner : ", ";
-  out.push(object ? "{" : "[", indent ? inner : "");
-  members.forEach((member, index) => {
-    if (index) out.push(between);
-    if (object) out.push(JSON.stringify(member[0]) + ": ");
-    writeNode(object ? member[1] : member, indent, inner, out);
-  });
-  out.push(indent ? newline : "", object ? "}" : "]");
+function writeJSON(node, indent, newline = "\n") {
+  if (node.type === "string") return JSON.stringify(node.value);
+  if (node.type !== "object" && node.type !== "array") return node.text;
+  const object = node.type === "object", inner = newline + indent;
+  const members = membersOf(node).map((member) => object ? JSON.stringify(member[0]) + ": " +
+    writeJSON(member[1], indent, inner) : writeJSON(member, indent, inner));
+  const [open, close] = object ? ["{", "}"] : ["[", "]"];
+  if (!members.length) return open + close;
+  if (!indent) return open + members.join(", ") + close;
+  return open + inner + members.join("," + inner) + newline + close;
 }
 
 // A container's members: an object's [key, value] entries, an array's items.
@@ -3102,27 +3091,21 @@ const MOST_MATCHES = 1000;  // matches of the filter shown at the most
 // parentheses are part of it, the punctuation of a sentence around it is not.
 const URL_IN_TEXT = /https?:\/\/[^\s"<>\\()]*(?:\([^\s"<>\\()]*\)[^\s"<>\\()]*)*(?<![.,;:!?'\]])/g;
 
-// Build the tree in place of the body's text (which the page hides while it can be built).
+// The tree and its tools, after the body's text, which the page hides (or shows, for no JSON).
 function jsonTree(model) {
   const body = document.querySelector("pre.response .body");
   const shown = document.documentElement.classList;
-  shown.toggle("json-tree", Boolean(body) && model !== undefined);  // else the text, as it is
+  shown.toggle("json-tree", Boolean(body) && model !== undefined);
   if (!shown.contains("json-tree")) return;
-  try { buildTree(body, model); } catch (error) {
-    shown.remove("json-tree");
+  try {
+    const tree = el("span", {class: "tree", onclick: foldClick, onkeydown: foldKey});
+    body.after(tree);
+    document.querySelector("pre.response").before(treeTools(tree, model));
+    showTree(tree, model, FIRST_LINES);
+  } catch (error) {
+    shown.remove("json-tree");  // the text, as it is
     throw error;
   }
-}
-
-// The tree and its tools, after the body's hidden text.
-function buildTree(body, model) {
-  const tree = el("span", {class: "tree", onkeydown: treeKey, onclick: (event) => {
-    const button = event.target.closest("button.fold");
-    if (button) setOpen(button.parentElement, !button.parentElement.classList.contains("open"));
-  }});
-  body.after(tree);
-  document.querySelector("pre.response").before(treeTools(tree, model));
-  showTree(tree, model, FIRST_LINES);
 }
 
 // Show the model from its root, unfolded breadth first up to a number of lines.
@@ -3266,8 +3249,14 @@ function unfoldLines(root, limit) {
   return true;
 }
 
+// A click on a fold button unfolds its line, or folds it.
+function foldClick(event) {
+  const line = event.target.closest("button.fold")?.parentElement;
+  if (line) setOpen(line, !line.classList.contains("open"));
+}
+
 // Keys on a fold button: right unfolds, left folds, or goes to the enclosing line.
-function treeKey(event) {
+function foldKey(event) {
   const button = event.target.closest("button.fold");
   if (!button || (event.key !== "ArrowRight" && event.key !== "ArrowLeft")) return;
   const line = button.parentElement, open = line.classList.contains("open");
@@ -3515,19 +3504,21 @@ function refuse(input, message) {
 
 // ---- Copy as curl ----
 
+const JSON_WANTED = {"Accept": "application/json"};  // what curl asks for: the API's JSON
+
 // A word for a POSIX shell: in single quotes, each ' written as '\''.
 function shellQuote(text) {
   return "'" + String(text).split("'").join("'\\''") + "'";
 }
 
-// The curl command for a request: method, URL, the panel's headers, type and body.
-function curlCommand(method, url, body, type) {
-  const words = ["curl"];
-  if (method !== "GET") words.push("-X", method);
-  words.push(shellQuote(new URL(url, window.location.href).href));
-  const headers = panelHeaders({"Accept": "application/json"});
-  if (type && type !== "multipart/form-data") headers["Content-Type"] = type;
-  for (const name in headers) words.push("-H", shellQuote(name + ": " + headers[name]));
+// The curl command for a request: method, URL, headers, then the body as its type says.
+function curlCommand(method, url, headers, body, type) {
+  const words = method === "GET" ? ["curl"] : ["curl", "-X", method];
+  const all = type && type !== "multipart/form-data" ? {...headers, "Content-Type": type} : headers;
+  words.push(shellQuote(url));
+  for (const [name, value] of Object.entries(all)) {
+    words.push("-H", shellQuote(name + ": " + value));
+  }
   if (body instanceof FormData) {
     // --form-string: with -F, curl would read a local file for a value starting "@" or "<"
     for (const [key, value] of body) words.push("--form-string", shellQuote(key + "=" + value));
@@ -3568,8 +3559,8 @@ function curlButtons() {
     const label = methods.length > 1 ? "Copy " + button.value + " as curl" : "Copy as curl";
     bar.append(curlButton(label, () => {
       const request = formRequest(form);
-      return request && curlCommand(button.value, window.location.href, request.body,
-        request.type);
+      return request && curlCommand(button.value, window.location.href, panelHeaders(JSON_WANTED),
+        request.body, request.type);
     }, bar));
   }
 }
@@ -3579,7 +3570,8 @@ function responseCurl() {
   const shown = Object.assign({method: "GET", url: window.location.href},
     document.querySelector("pre.response")?.dataset);
   const sent = state.sent && state.sent.method === shown.method ? state.sent : {};
-  return curlCommand(shown.method, shown.url, sent.body, sent.type);
+  return curlCommand(shown.method, new URL(shown.url, window.location.href).href,
+    panelHeaders(JSON_WANTED), sent.body, sent.type);
 }
 
 // ---- Start ----
