@@ -6845,6 +6845,24 @@ def test_page_csp_allows_only_the_heads_script_and_style_not_one_in_what_it_show
 
 
 # ---------------------------------------------------------------------------
+# The page's script as code (#29)
+# The script the page runs is the one linted (node --check, eslint).
+# ---------------------------------------------------------------------------
+
+def test_page_runs_its_script_and_style_as_flask_api_writes_them(notes_client):
+    html = notes_client.get("/1/", headers={"Accept": BROWSER_ACCEPT}).get_data(as_text=True)
+    assert re.findall(r"<script>(.*?)</script>", html, re.DOTALL) == [flask_api._PAGE_SCRIPT]
+    assert re.findall(r"<style>(.*?)</style>", html, re.DOTALL) == [flask_api._PAGE_STYLE]
+
+
+def test_page_script_passes_node_check_and_eslint():
+    from tools import page_script
+    if not shutil.which("node") or not os.path.exists(page_script.ESLINT):
+        _missing("REQUIRE_BROWSER", "the page script's checks need node, and eslint: npm ci")
+    assert page_script.check() == []
+
+
+# ---------------------------------------------------------------------------
 # Real servers: gunicorn
 # Workers and masters sharing one store, killed mid-write, and their memory.
 # ---------------------------------------------------------------------------
