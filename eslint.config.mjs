@@ -14,6 +14,7 @@ export default [
         performance: "readonly", sessionStorage: "readonly", fetch: "readonly",
         setTimeout: "readonly", clearTimeout: "readonly", URL: "readonly",
         URLSearchParams: "readonly", FormData: "readonly", DOMParser: "readonly",
+        CustomEvent: "readonly",
       },
     },
     rules: {
