@@ -14,12 +14,13 @@ The file, part by part, each under a banner comment of its name:
     Any Flask app         BrowsableAPI(app): the page for any Flask app's JSON
     The OpenAPI document  /openapi.json, built from the routes' description
     Flask-API 3.x ...     names and sub-modules kept only for code written for 3.x
-    (the page template)   _PAGE, last: one string with the page's HTML, CSS and script
+    (the page template)   _PAGE, last: its markup, style and script, each a raw string
 
 Where to start: a renderer or parser of your own subclasses BaseRenderer or BaseParser
 and goes in DEFAULT_RENDERERS / DEFAULT_PARSERS or @set_renderers / @set_parsers; what
-the page shows is BrowsableAPIRenderer.get_context; its look is the <style> in _PAGE,
-or a template of yours (``template`` on a subclass, or BROWSABLE_API_TEMPLATE).
+the page shows is BrowsableAPIRenderer.get_context; its look is _PAGE_STYLE and its
+tools _PAGE_SCRIPT, or a template of yours (``template`` on a subclass, or
+BROWSABLE_API_TEMPLATE).
 
 Views return lists and dicts; content negotiation renders them as JSON for API
 clients and as a browsable HTML page for people::
@@ -2577,7 +2578,10 @@ request_module = _namespace("request", ["APIRequest"])  # ``request`` is Flask's
 # request leaves this host: the CSS and script are inline.
 # ---------------------------------------------------------------------------
 
-_PAGE = """{% autoescape true %}<!DOCTYPE html>
+#: The page's markup. Its style and script are strings of their own, below, put in where their
+#: blocks hold a placeholder (see `_PAGE`), as the mark of `_LATE_HEADERS` is. What the script
+#: needs to know of the exchange is in the response panel's data attributes, not in its text.
+_PAGE_MARKUP = r"""{% autoescape true %}<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -2585,7 +2589,88 @@ _PAGE = """{% autoescape true %}<!DOCTYPE html>
 <meta name="color-scheme" content="light dark">
 <link rel="icon" href="data:,">
 <title>{% block title %}{{ title }} &middot; {{ branding }}{% endblock %}</title>
-<style>{% block style %}
+<style>{% block style %}{# _PAGE_STYLE #}{% endblock %}</style>
+<script>{% block script %}{# _PAGE_SCRIPT #}{% endblock %}</script>
+</head>
+<body>
+<header><div class="wrap">
+  <a class="brand" href="{{ root_url }}">{% block branding %}{{ branding }}{% endblock %}</a>
+  <nav class="crumbs" aria-label="Breadcrumbs"><ol>
+    {%- for name, href in breadcrumbs %}
+    <li><a href="{{ href }}"{% if loop.last %} aria-current="page"{% endif %}>{{ name }}</a></li>
+    {%- endfor %}
+  </ol></nav>
+</div></header>
+<main class="wrap">
+{% block content %}
+<h1>{{ title }}</h1>
+{% if description_html %}<div class="description">{{ description_html }}</div>
+{% elif description %}<pre class="description">{{ description }}</pre>{% endif %}
+
+{#- Filled by the script: request headers for every request it sends -#}
+<section id="api-headers" class="tools" aria-label="Request headers" hidden></section>
+
+<div class="bar" aria-label="Requests">
+  {% if "GET" in allowed %}
+  <a class="button" href="{{ path }}">GET</a>
+  {% if json_url %}<a class="button" href="{{ json_url }}">View as JSON</a>{% endif %}
+  {% endif %}
+  {% for verb in ("OPTIONS", "DELETE") if verb in allowed %}
+  <form method="post" data-api><input type="hidden" name="_method" value="{{ verb }}">
+    {%- if csrf_token %}<input type="hidden" name="csrf_token" value="{{ csrf_token }}">{% endif %}
+    <button{% if verb == "DELETE" %} class="danger"{% endif %}>{{ verb }}</button></form>
+  {% endfor %}
+</div>
+
+{#- Filled by the script: this URL's query parameters, to edit and send as a GET -#}
+<section id="api-query" class="tools" aria-label="Query parameters" hidden></section>
+
+{#- The response's Link header relations (RFC 8288), as buttons -#}
+{% if links %}<div class="bar" role="navigation" aria-label="Links">
+  {%- for rel, href in links %}
+  <a class="button" rel="{{ rel }}" href="{{ href }}">{{ rel }}</a>
+  {%- endfor %}
+</div>{% endif %}
+
+<pre class="response" data-method="{{ method }}" data-url="{{ path }}"
+  {%- if not status_ok %} data-error{% endif %}><span class="key">{{ method }} {{ path }}</span>
+
+<span class="status{% if not status_ok %} error{% endif %}">HTTP {{ status_line }}</span>
+{% for name, value in headers %}<span class="key">{{ name }}:</span> {{ value }}
+{% endfor %}{# _LATE_HEADERS #}
+<span class="body">{{ body_html }}</span></pre>
+{#- Filled by the script: "Copy as curl" for the request behind this response -#}
+<div id="api-curl" class="bar" hidden></div>
+
+{% if "POST" in allowed or "PUT" in allowed or "PATCH" in allowed %}
+<form method="post" data-api>
+{%- if csrf_token %}<input type="hidden" name="csrf_token" value="{{ csrf_token }}">{% endif %}
+<fieldset><legend>Send a request</legend>
+  <label for="api-media-type">Media type</label>
+  <select id="api-media-type" name="_content_type">
+    <option>application/json</option>
+    <option>application/x-www-form-urlencoded</option>
+    <option>multipart/form-data</option>
+  </select>
+  <label for="api-content">Content</label>
+  <textarea id="api-content" name="_content"
+    placeholder='JSON such as {"text": "..."}, or text=... for the form types'
+    >{{ content }}</textarea>
+  <div class="bar">
+  {%- for verb in ("POST", "PUT", "PATCH") if verb in allowed %}
+    <button name="_method" value="{{ verb }}">{{ verb }}</button>
+  {%- endfor %}
+  </div>
+</fieldset>
+</form>
+{% endif %}
+{% endblock %}
+</main>
+</body>
+</html>
+{% endautoescape %}"""
+
+_PAGE_STYLE = r"""
 :root { --bg: #fff; --fg: #1c2330; --muted: #5a6474; --line: #d9dee6; --panel: #f4f6f9;
   --accent: #0a5cc2; --ok: #137a39; --err: #b3261e; --mark: #fff1a8; }
 @media (prefers-color-scheme: dark) { :root { --bg: #101318; --fg: #e4e8ee; --muted: #9ba4b1;
@@ -2658,8 +2743,8 @@ pre.curl { user-select: all; }
 .tree .index::before { content: "[" attr(data-index) "] "; color: var(--muted); }
 .tree .fold { border: 0; background: none; padding: 0; margin-left: -1.4em; width: 1.4em;
   font-weight: 400; color: var(--muted); }
-.tree .fold::before { content: "\\25B8"; }
-.tree .open > .fold::before { content: "\\25BE"; }
+.tree .fold::before { content: "\25B8"; }
+.tree .open > .fold::before { content: "\25BE"; }
 .tree .k { color: var(--fg); font-weight: 600; }
 .tree .s { color: var(--ok); }
 .tree .n, .tree .l { color: var(--accent); }
@@ -2680,25 +2765,40 @@ pre.curl { user-select: all; }
   .tree .fold::after { content: ""; position: absolute; inset: -.7rem -.5rem; }
 }
 .field.null > input[type=text]::placeholder { color: var(--muted); }
-{% endblock %}</style>
-<script>{% block script %}
-// With the script on, the body's JSON is shown as a tree: its text is not laid out at all.
-document.documentElement.classList.add("json-tree");
+"""
 
-// ---- Requests: every one the page sends carries the panel's headers ----
-const HEADERS_KEY = "flask-api-headers";
-let lastRequest = null;  // what the page last sent, for "Copy as curl" of its response
-let headersOpen = false;  // the panel stays open across page swaps
+_PAGE_SCRIPT = r"""
+// The page's tools, which its plain links and forms work without: one scope, no globals; the
+// functions in the order a reader meets the page, then start(), which runs as the page loads.
+(function () {
+"use strict";
 
-// The headers the user added, kept for this tab and origin: [[name, value], ...]; any the
-// page cannot send (kept by an older page) are left out, or every request would fail.
-function savedHeaders() {
-  let list;
-  try { list = JSON.parse(sessionStorage.getItem(HEADERS_KEY)) || []; } catch (e) { list = []; }
-  return Array.isArray(list) ? list.filter(function (pair) {
-    return Array.isArray(pair) && !headerProblem(String(pair[0]), String(pair[1]));
-  }) : [];
+// ---- The script's state, and a DOM builder ----
+
+// What the script keeps between events; all else it reads from the page as it needs it.
+const state = {
+  sent: null,  // the request the page last sent: {method, url, body, type}
+  headersOpen: false,  // the headers panel stays open across page swaps
+  navigation: 0,  // the latest navigation's number: an older one's answer is dropped
+  refetching: false,  // this page is fetched again with the stored headers as it loads
+  filter: null,  // while filtering the tree: {keep: nodes on the way to a match, hits: matches}
+  lines: new WeakMap(),  // a tree line's {node, from, to, index}: a value, or a group's range
+};
+
+// A DOM builder: el("button", {type: "button", onclick: back}, ["Back"]); functions listen.
+function el(tag, attributes, children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes || {})) {
+    if (typeof value === "function") node.addEventListener(name.slice(2), value);
+    else node.setAttribute(name, value);
+  }
+  node.append(...(children || []));
+  return node;
 }
+
+// ---- Request headers: kept for this tab, checked, and edited in the panel ----
+
+const HEADERS_KEY = "flask-api-headers";  // where sessionStorage keeps them
 
 // Names a browser will not let a page set (the Fetch standard's forbidden request headers).
 const FORBIDDEN_HEADER = new RegExp("^(accept-charset|accept-encoding|access-control-request-" +
@@ -2706,49 +2806,102 @@ const FORBIDDEN_HEADER = new RegExp("^(accept-charset|accept-encoding|access-con
   "host|keep-alive|origin|referer|set-cookie|te|trailer|transfer-encoding|upgrade|via|proxy-.*|" +
   "sec-.*)$", "i");
 
-// Why a header cannot be sent, or "": a name must be a token the browser lets a page set, a
-// value Latin-1 text without control characters (fetch() refuses anything else).
+// The headers the user added, for this tab and origin: [[name, value], ...], those it can send.
+function savedHeaders() {
+  let list;
+  try { list = JSON.parse(sessionStorage.getItem(HEADERS_KEY)) || []; } catch { list = []; }
+  // any an older page kept that this one cannot send are left out, or every request would fail
+  return Array.isArray(list) ? list.filter((pair) =>
+    Array.isArray(pair) && !headerProblem(String(pair[0]), String(pair[1]))) : [];
+}
+
+// Why fetch() would refuse a header, or "": a name not a token, or forbidden; a value not Latin-1.
 function headerProblem(name, value) {
   if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
     return "A header name is letters, digits and !#$%&'*+.^_`|~- only.";
   }
   if (FORBIDDEN_HEADER.test(name)) return "Browsers do not let a page send " + name + ".";
-  if (!/^[\\t\\x20-\\x7e\\xa0-\\xff]*$/.test(value)) {
+  if (!/^[\t\x20-\x7e\xa0-\xff]*$/.test(value)) {
     return "This value has a character a header cannot carry: only Latin-1 text goes.";
   }
   return "";
 }
 
-// Keep the headers (or forget them all, for an empty list) and redraw the panel.
-function saveHeaders(list) {
-  if (list.length) sessionStorage.setItem(HEADERS_KEY, JSON.stringify(list));
-  else sessionStorage.removeItem(HEADERS_KEY);
-}
-
 // The panel's headers as an object, plus the given ones.
 function panelHeaders(extra) {
-  const headers = {};
-  for (const [name, value] of savedHeaders()) headers[name] = value;
-  return Object.assign(headers, extra);
+  return Object.assign(Object.fromEntries(savedHeaders()), extra);
 }
 
-// Send a request as the page does: the panel's headers, the CSRF token, HTML wanted. To this
-// site only, as the script checks itself whatever CSP the page came with: a redirect is
-// followed only while it stays here. Null where a redirect was shown instead of followed.
-async function send(method, url, body, type, hops) {
+// Keep new headers (forget them all, for none), then fetch this page again with them.
+function changeHeaders(list) {
+  if (list.length) sessionStorage.setItem(HEADERS_KEY, JSON.stringify(list));
+  else sessionStorage.removeItem(HEADERS_KEY);
+  state.headersOpen = true;
+  navigate(window.location.href, false);
+}
+
+// The request headers panel: the active headers, a remove button each, add, clear all.
+function headersPanel() {
+  const section = document.getElementById("api-headers");
+  if (!section) return;
+  const list = savedHeaders(), names = list.map((pair) => pair[0]);
+  const rows = list.map((pair, index) => el("li", {}, [
+    el("code", {}, [pair[0] + ": " + pair[1]]), " ",
+    el("button", {type: "button", "aria-label": "Remove " + pair[0],
+      onclick: () => changeHeaders(list.filter((other, at) => at !== index))}, ["Remove"])]));
+  const details = el("details", {ontoggle: () => { state.headersOpen = details.open; }}, [
+    el("summary", {}, [list.length ? "Request headers: " + names.join(", ") : "Request headers"]),
+    el("p", {class: "hint"}, [list.length ? "Sent with every request this page makes, links " +
+      "included; kept until this tab is closed." : "None set: add one to send it with every " +
+      "request this page makes."]),
+    el("ul", {"aria-label": "Active request headers"}, rows), addHeaderForm(list)]);
+  if (list.length) {
+    details.append(el("button", {type: "button", onclick: () => changeHeaders([])},
+      ["Clear headers"]));
+  }
+  details.open = state.headersOpen;
+  section.replaceChildren(details);
+  section.hidden = false;
+  section.classList.toggle("active", list.length > 0);
+}
+
+// The form that adds a header (or replaces the one of its name), refusing what cannot be sent.
+function addHeaderForm(list) {
+  const name = el("input", {id: "api-header-name", placeholder: "Authorization", required: ""});
+  const value = el("input", {id: "api-header-value", placeholder: "Bearer ..."});
+  const problem = el("p", {class: "hint error", role: "alert"});
+  const add = function (event) {
+    event.preventDefault();
+    const added = name.value.trim();
+    problem.textContent = headerProblem(added, value.value);
+    if (problem.textContent) return;  // refused here, or every request after would fail
+    changeHeaders(list.filter((pair) => pair[0].toLowerCase() !== added.toLowerCase())
+      .concat([[added, value.value]]));
+  };
+  return el("form", {class: "bar", "aria-label": "Add a request header", onsubmit: add,
+    oninput: () => { problem.textContent = ""; }}, [
+    el("label", {for: "api-header-name"}, ["Header name"]), name,
+    el("label", {for: "api-header-value"}, ["Header value"]), value,
+    el("button", {}, ["Add header"]), problem]);
+}
+
+// ---- Requests: every one the page sends carries the panel's headers ----
+
+// Send a request with the panel's headers, the CSRF token, HTML wanted; null for a redirect shown.
+async function send(method, url, body, type, hops = 0) {
   const target = new URL(url, window.location.href);
+  // to this site only, checked here whatever CSP the page came with; redirects too, below
   if (target.origin !== window.location.origin) throw new Error("Not this site: " + target);
   const headers = panelHeaders({"Accept": "text/html"});
   const token = document.querySelector("input[name=csrf_token]");
   if (token) headers["X-CSRFToken"] = token.value;
   if (type && !(body instanceof FormData)) headers["Content-Type"] = type;
-  lastRequest = {method: method, url: target.href, body: body, type: type};
-  const response = await fetch(target.href, {method: method, headers: headers, body: body,
-    redirect: "manual"});
+  state.sent = {method, url: target.href, body, type};
+  const response = await fetch(target.href, {method, headers, body, redirect: "manual"});
   if (response.type !== "opaqueredirect") return response;
-  const next = method === "GET" && (hops || 0) < 5 ? await redirectTarget(target) : null;
+  const next = method === "GET" && hops < 5 ? await redirectTarget(target) : null;
   if (next && next.origin === window.location.origin && next.href !== target.href) {
-    return send("GET", next.href, undefined, undefined, (hops || 0) + 1);
+    return send("GET", next.href, undefined, undefined, hops + 1);
   }
   showRedirect(method, target, next);
   return null;
@@ -2758,25 +2911,7 @@ async function send(method, url, body, type, hops) {
 async function redirectTarget(target) {
   try {
     return new URL((await fetch(target.href, {headers: {"Accept": "text/html"}})).url);
-  } catch (e) { return null; }  // another site, which the page's CSP does not let it ask
-}
-
-// A redirect not followed with the panel's headers: say so, and link it as a plain visit.
-function showRedirect(method, target, next) {
-  const link = el("a", {href: (next || target).href, "data-plain": ""}, [(next || target).href]);
-  document.querySelector("pre.response").replaceChildren(
-    el("span", {class: "key"}, [method + " " + target.pathname + target.search]), "\\n\\n",
-    el("span", {class: "status"}, ["A redirect, to " + (next ? "another site" : "a place the " +
-      "page cannot see") + ": not followed with your request headers."]), "\\n\\nVisit it " +
-      "without them: ", link);
-  for (const stale of document.querySelectorAll(".tree-tools")) stale.remove();
-}
-
-// Whether a response is this API's page, to swap in for this one: the server's mark (a
-// header, which an uploaded HTML file cannot have), HTML, and not a download.
-function isPage(response) {
-  return response.headers.has("X-Flask-API-Page") && isHTML(response) &&
-    !/^\\s*attachment/i.test(response.headers.get("Content-Disposition") || "");
+  } catch { return null; }  // another site, which the page's CSP does not let it ask
 }
 
 // Whether a response is HTML, by its Content-Type.
@@ -2784,55 +2919,17 @@ function isHTML(response) {
   return (response.headers.get("Content-Type") || "").startsWith("text/html");
 }
 
-// Show a response: the API's page replaces this one's body, anything else goes in the
-// panel, as text.
-async function show(response) {
-  if (!response) return;  // a redirect, shown already
-  const text = await response.text();
-  if (!text) {
-    showEmpty(response);
-    return;
-  }
-  if (isPage(response)) {
-    const page = new DOMParser().parseFromString(text, "text/html");
-    document.title = page.title;
-    document.body.replaceWith(document.adoptNode(page.body));
-    enhance();
-    return;
-  }
-  const lines = ["HTTP " + response.status + " " + response.statusText];
-  response.headers.forEach(function (value, name) { lines.push(name + ": " + value); });
-  document.querySelector("pre.response").textContent = lines.join("\\n") + "\\n\\n" + text;
+// Whether a response is this API's page, to swap in: the server's mark, HTML, not a download.
+function isPage(response) {  // the mark is a header, which an uploaded HTML file cannot have
+  return response.headers.has("X-Flask-API-Page") && isHTML(response) &&
+    !/^\s*attachment/i.test(response.headers.get("Content-Disposition") || "");
 }
-
-// An answer without a body (204 to a DELETE, 205, an empty 200): its request, status and
-// headers in the panel, and a way on: the collection above this URL, or back.
-function showEmpty(response) {
-  const sent = lastRequest || {method: "GET", url: window.location.href};
-  const url = new URL(sent.url, window.location.href);
-  const panel = document.querySelector("pre.response");
-  const lines = [el("span", {class: "key"}, [sent.method + " " + url.pathname + url.search]),
-    "\\n\\n", el("span", {class: response.ok ? "status" : "status error"},
-      ["HTTP " + response.status + " " + response.statusText]), "\\n"];
-  response.headers.forEach(function (value, name) {
-    lines.push(el("span", {class: "key"}, [name + ":"]), " " + value + "\\n");
-  });
-  panel.replaceChildren(...lines, "\\n", el("span", {class: "hint"}, ["No content."]));
-  for (const stale of document.querySelectorAll(".tree-tools, #api-way-on")) stale.remove();
-  const crumbs = document.querySelectorAll(".crumbs a"), up = crumbs[crumbs.length - 2];
-  const back = el("button", {type: "button"}, ["Back"]);
-  back.addEventListener("click", function () { history.back(); });
-  panel.after(el("div", {id: "api-way-on", class: "bar"},
-    up ? [el("a", {class: "button", href: up.href}, ["Go to " + up.textContent]), back] : [back]));
-}
-
-let navigations = 0;  // the latest navigation's number: an older one's answer is dropped
 
 // GET a URL of this site with the panel's headers; push it to the history unless going Back.
 async function navigate(url, push) {
-  const turn = ++navigations;
+  const turn = ++state.navigation;
   const response = await send("GET", url);
-  if (turn !== navigations) return;  // the user went on (Back, then Forward) meanwhile
+  if (turn !== state.navigation) return;  // the user went on (Back, then Forward) meanwhile
   if (push && response && isHTML(response) && !isPage(response)) {
     window.location.assign(response.url);  // a visit, under that document's own headers
     return;
@@ -2841,8 +2938,8 @@ async function navigate(url, push) {
   await show(response);
 }
 
-// With headers set, links of this site are followed with fetch, so the headers go along.
-document.addEventListener("click", function (event) {
+// With headers set, a link of this site is followed with fetch, so that they go along.
+function followLink(event) {
   const link = event.target.closest("a[href]:not([data-plain])");
   if (!link || !savedHeaders().length || event.defaultPrevented || event.button !== 0 ||
       event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
@@ -2850,68 +2947,10 @@ document.addEventListener("click", function (event) {
   if (url.origin !== window.location.origin) return;
   event.preventDefault();
   navigate(url.href, true);
-});
-
-// Back and Forward: fetch the entry's page again, with the headers if any are set (and the
-// entry is not one another site sent the browser to: that one is loaded as it comes).
-window.addEventListener("popstate", function (event) {
-  if (savedHeaders().length && !fromElsewhere(event.state)) {
-    navigate(window.location.href, false);
-  } else window.location.reload();
-});
-
-// A page the browser loaded itself (a reload, Back to a page loaded before the headers were
-// set) came without the panel's headers: fetch it again with them, and say so.
-async function withHeaders() {
-  const names = savedHeaders().map(function (pair) { return pair[0]; }).join(", ");
-  try {
-    await navigate(window.location.href, false);
-    const panel = document.getElementById("api-headers");
-    if (panel) panel.after(el("p", {class: "hint", id: "api-refetched"}, ["Fetched again with " +
-      "your request headers (" + names + "): the browser loads a page without them."]));
-  } finally {
-    document.documentElement.classList.remove("refetch");
-  }
 }
-
-// Whether the browser came to this page from this site: a link of this site, or a reload,
-// Back or Forward to a page no other site sent it to. Another site may send it to any URL of
-// the API (a link, a script, a new tab with a copy of this tab's headers, then Back to it):
-// fetching that again with them would send a request of that site's choosing.
-function cameFromHere() {
-  let from = "";  // no referrer: a typed URL, a bookmark, or another site that hid it
-  try { from = new URL(document.referrer).origin; } catch (e) { from = ""; }
-  if (from === window.location.origin) return true;
-  const entry = performance.getEntriesByType("navigation")[0];
-  return !from && !fromElsewhere(history.state) && Boolean(entry) &&
-    (entry.type === "reload" || entry.type === "back_forward");
-}
-
-// Whether a history entry's page came from elsewhere: so marked when it loaded, so that Back
-// and Forward to it (which another site may also make) load it as it comes too.
-function fromElsewhere(state) {
-  return Boolean(state && state.fromElsewhere);
-}
-const refetching = savedHeaders().length > 0 && cameFromHere();
-if (refetching) document.documentElement.classList.add("refetch");  // hidden until then
-else if (savedHeaders().length) history.replaceState({fromElsewhere: true}, "");
-
-// A page another site sent the browser to, or a typed URL: shown as it came, without the
-// stored headers, with a button that fetches it again with them.
-function offerRefetch() {
-  const panel = document.getElementById("api-headers");
-  const again = el("button", {type: "button"}, ["Fetch again with your stored headers"]);
-  again.addEventListener("click", function () { withHeaders(); });
-  if (panel) panel.after(el("p", {class: "hint", id: "api-refetch"}, [
-    "Loaded without your request headers. ", again]));
-}
-
-window.addEventListener("pageshow", function (event) {  // Back, from the cache
-  if (savedHeaders().length && event.persisted && !fromElsewhere(history.state)) withHeaders();
-});
 
 // The request form: the real method with fetch, its body from the active tab.
-document.addEventListener("submit", async function (event) {
+async function submitForm(event) {
   const form = event.target;
   if (!form.hasAttribute("data-api")) return;
   event.preventDefault();
@@ -2921,97 +2960,69 @@ document.addEventListener("submit", async function (event) {
   const request = method === "DELETE" || method === "OPTIONS" ? {} : formRequest(form);
   if (request === null) return;  // a field the user must fix first
   show(await send(method, window.location.href, request.body, request.type));
-});
-
-// ---- The page's tools, built by the script (without it they would not work) ----
-
-// A small DOM builder: el("button", {type: "button"}, ["Copy"]).
-function el(tag, attributes, children) {
-  const node = document.createElement(tag);
-  for (const name in attributes || {}) node.setAttribute(name, attributes[name]);
-  for (const child of children || []) node.append(child);
-  return node;
 }
 
-// Build every tool into this page; again after each page swap.
-function enhance() {
-  jsonTree();  // first: the body stays hidden until it is built
-  headersPanel();
-  queryPanel();
-  formTabs();
-  curlButtons();
-}
-document.addEventListener("DOMContentLoaded", function () {
-  enhance();
-  if (refetching) withHeaders();
-  else if (savedHeaders().length) offerRefetch();
-});
+// ---- Coming back: reloads, Back and Forward, and pages another site sent the user to ----
 
-// The request headers panel: the active headers, a remove button each, add, clear all.
-function headersPanel() {
-  const section = document.getElementById("api-headers");
-  if (!section) return;
-  const list = savedHeaders();
-  const name = el("input", {id: "api-header-name", placeholder: "Authorization", required: ""});
-  const value = el("input", {id: "api-header-value", placeholder: "Bearer ..."});
-  const rows = list.map(function (pair, index) {
-    const remove = el("button", {type: "button", "aria-label": "Remove " + pair[0]}, ["Remove"]);
-    remove.addEventListener("click", function () { list.splice(index, 1); changeHeaders(list); });
-    return el("li", {}, [el("code", {}, [pair[0] + ": " + pair[1]]), " ", remove]);
-  });
-  const problem = el("p", {class: "hint error", role: "alert"});
-  const add = el("form", {class: "bar", "aria-label": "Add a request header"}, [
-    el("label", {for: "api-header-name"}, ["Header name"]), name,
-    el("label", {for: "api-header-value"}, ["Header value"]), value,
-    el("button", {}, ["Add header"]), problem]);
-  add.addEventListener("input", function () { problem.textContent = ""; });
-  add.addEventListener("submit", function (event) {
-    event.preventDefault();
-    problem.textContent = headerProblem(name.value.trim(), value.value);
-    if (problem.textContent) return;  // refused here, or every request after would fail
-    changeHeaders(list.filter(function (pair) {
-      return pair[0].toLowerCase() !== name.value.trim().toLowerCase();
-    }).concat([[name.value.trim(), value.value]]));
-  });
-  const summary = list.length ? "Request headers: " + list.map(function (p) { return p[0]; })
-    .join(", ") : "Request headers";
-  const details = el("details", {}, [el("summary", {}, [summary]),
-    el("p", {class: "hint"}, [list.length ? "Sent with every request this page makes, links " +
-      "included; kept until this tab is closed." : "None set: add one to send it with every " +
-      "request this page makes."]),
-    el("ul", {"aria-label": "Active request headers"}, rows), add]);
-  if (list.length) {
-    const clear = el("button", {type: "button"}, ["Clear headers"]);
-    clear.addEventListener("click", function () { changeHeaders([]); });
-    details.append(clear);
+// Whether the browser came here from this site (a link; a reload, Back or Forward to a page no
+// other site sent it to). Another site may send it to any URL of the API (a link, a script, a
+// new tab with a copy of this tab's headers, then Back): fetching that again with the headers
+// would send a request of that site's choosing.
+function cameFromHere() {
+  // no referrer: a typed URL, a bookmark, or another site that hid it
+  const from = document.referrer && new URL(document.referrer).origin;
+  if (from === window.location.origin) return true;
+  const entry = performance.getEntriesByType("navigation")[0];
+  return !from && !fromElsewhere(history.state) && Boolean(entry) &&
+    (entry.type === "reload" || entry.type === "back_forward");
+}
+
+// Whether a history entry's page came from elsewhere: marked so as it loaded, for Back to it.
+function fromElsewhere(entry) {
+  return Boolean(entry && entry.fromElsewhere);
+}
+
+// Fetch a page the browser loaded itself (without the headers) again with them, and say so.
+async function withHeaders() {
+  const names = savedHeaders().map((pair) => pair[0]).join(", ");
+  try {
+    await navigate(window.location.href, false);
+    document.getElementById("api-headers")?.after(el("p", {class: "hint", id: "api-refetched"},
+      ["Fetched again with your request headers (" + names + "): the browser loads a page " +
+        "without them."]));
+  } finally {
+    document.documentElement.classList.remove("refetch");
   }
-  details.open = headersOpen;
-  details.addEventListener("toggle", function () { headersOpen = details.open; });
-  section.replaceChildren(details);
-  section.hidden = false;
-  section.classList.toggle("active", list.length > 0);
 }
 
-// Store new headers, then fetch this page again with them.
-function changeHeaders(list) {
-  saveHeaders(list);
-  headersOpen = true;
-  navigate(window.location.href, false);
+// On a page from elsewhere (or a typed URL), shown as it came: a button to fetch it with them.
+function offerRefetch() {
+  document.getElementById("api-headers")?.after(el("p", {class: "hint", id: "api-refetch"}, [
+    "Loaded without your request headers. ", el("button", {type: "button",
+      onclick: () => withHeaders()}, ["Fetch again with your stored headers"])]));
 }
+
+// Back and Forward: the entry's page again, with the headers unless it came from elsewhere.
+function wentBack(event) {
+  if (savedHeaders().length && !fromElsewhere(event.state)) navigate(window.location.href, false);
+  else window.location.reload();
+}
+
+// Back to this page from the browser's cache: fetched again with the headers, if any are set.
+function cameBack(event) {
+  if (savedHeaders().length && event.persisted && !fromElsewhere(history.state)) withHeaders();
+}
+
+// ---- The query form: this URL's parameters, to edit and send as a GET ----
 
 // The query form: this URL's parameters as rows to edit, add and remove; sent as a GET.
 function queryPanel() {
   const section = document.getElementById("api-query");
   if (!section) return;
-  const rows = el("div", {class: "rows"});
   const params = Array.from(new URLSearchParams(window.location.search));
-  for (const [name, value] of params) rows.append(queryRow(name, value));
-  if (!params.length) rows.append(queryRow("", ""));
-  const add = el("button", {type: "button"}, ["Add parameter"]);
-  add.addEventListener("click", function () { rows.append(queryRow("", "")); });
-  const form = el("form", {"aria-label": "Query"}, [rows,
-    el("div", {class: "bar"}, [add, el("button", {}, ["Send GET"])])]);
-  form.addEventListener("submit", function (event) {
+  const rows = el("div", {class: "rows"}, params.length ? params.map(([name, value]) =>
+    queryRow(name, value)) : [queryRow("", "")]);
+  const submit = function (event) {
     event.preventDefault();
     const query = new URLSearchParams();
     for (const row of rows.children) {
@@ -3021,10 +3032,12 @@ function queryPanel() {
     const url = new URL(window.location.href);  // this very page: never a "//host/" path
     url.search = String(query);
     if (savedHeaders().length) navigate(url.href, true); else window.location.assign(url.href);
-  });
+  };
   const details = el("details", {}, [
     el("summary", {}, ["Query parameters" + (params.length ? " (" + params.length + ")" : "")]),
-    form]);
+    el("form", {"aria-label": "Query", onsubmit: submit}, [rows, el("div", {class: "bar"}, [
+      el("button", {type: "button", onclick: () => rows.append(queryRow("", ""))},
+        ["Add parameter"]), el("button", {}, ["Send GET"])])])]);
   details.open = params.length > 0;
   section.replaceChildren(details);
   section.hidden = false;
@@ -3032,24 +3045,77 @@ function queryPanel() {
 
 // One query parameter: name, value and a button that removes the row.
 function queryRow(name, value) {
-  const remove = el("button", {type: "button"}, ["Remove"]);
   const row = el("div", {class: "bar"}, [
     el("input", {"aria-label": "Parameter name", placeholder: "name", value: name}),
-    el("input", {"aria-label": "Parameter value", placeholder: "value", value: value}), remove]);
-  remove.addEventListener("click", function () { row.remove(); });
+    el("input", {"aria-label": "Parameter value", placeholder: "value", value: value}),
+    el("button", {type: "button", onclick: () => row.remove()}, ["Remove"])]);
   return row;
 }
 
-// ---- The body as data: its JSON, kept whole ----
+// ---- The response panel: the request, its status, its headers and its body ----
 
-// JSON text as nodes that keep what JavaScript's own values would lose (9007199254740993,
-// 2.0, a "__proto__" key, key order): {type: "string", value}, {type: "number" | "boolean" |
-// "null", text}, {type: "object", entries: [[key, node], ...]}, {type: "array", items}.
+// Show a response: the API's page replaces this one's body, anything else goes in the panel.
+async function show(response) {
+  if (!response) return;  // a redirect, shown already
+  const text = await response.text();
+  if (text && isPage(response)) {
+    const page = new DOMParser().parseFromString(text, "text/html");
+    document.title = page.title;
+    document.body.replaceWith(document.adoptNode(page.body));
+    enhance();
+    return;
+  }
+  const panel = showPanel(state.sent, "HTTP " + response.status + " " + response.statusText,
+    !response.ok, response.headers, text ? [text] : [el("span", {class: "hint"}, ["No content."])]);
+  if (panel && !text) panel.after(wayOn());  // 204 to a DELETE, an empty 200: where to go
+}
+
+// Fill the response panel: the request's line, the status, the headers, then the body's nodes.
+function showPanel(sent, status, error, headers, body) {
+  const panel = document.querySelector("pre.response");
+  if (!panel) return null;
+  const url = new URL(sent.url, window.location.href);
+  Object.assign(panel.dataset, {method: sent.method, url: url.href});
+  panel.toggleAttribute("data-error", error);
+  const lines = [el("span", {class: "key"}, [sent.method + " " + url.pathname + url.search]),
+    "\n\n", el("span", {class: error ? "status error" : "status"}, [status]), "\n"];
+  for (const [name, value] of headers) {
+    lines.push(el("span", {class: "key"}, [name + ":"]), " " + value + "\n");
+  }
+  panel.replaceChildren(...lines, "\n", ...body);
+  for (const stale of document.querySelectorAll(".tree-tools, #api-way-on")) stale.remove();
+  return panel;
+}
+
+// A redirect not followed with the panel's headers: say so, and link it as a plain visit.
+function showRedirect(method, target, next) {
+  const href = (next || target).href, to = next ? "another site" : "a place the page cannot see";
+  showPanel({method, url: target.href}, "A redirect, to " + to + ": not followed with your " +
+    "request headers.", false, [], ["Visit it without them: ", el("a", {href, "data-plain": ""},
+    [href])]);
+}
+
+// Where to go from an answer without a body: the collection above this URL, or back.
+function wayOn() {
+  const crumbs = document.querySelectorAll(".crumbs a"), up = crumbs[crumbs.length - 2];
+  const back = el("button", {type: "button", onclick: () => history.back()}, ["Back"]);
+  return el("div", {id: "api-way-on", class: "bar"},
+    up ? [el("a", {class: "button", href: up.href}, ["Go to " + up.textContent]), back] : [back]);
+}
+
+// ---- The body as data: its JSON, kept whole ----
+// As nodes that keep what JavaScript's own values lose (9007199254740993, 2.0, a "__proto__"
+// key, key order): {type: "string", value}, {type: "number" | "boolean" | "null", text},
+// {type: "object", entries: [[key, node], ...]}, {type: "array", items: [node, ...]}.
+
+// A JSON number, as RFC 8259 writes it: the parser reads them, the form's number fields take them.
+const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/;
+
+// JSON text as nodes that keep what JavaScript's values would lose (see the section's head).
 function parseJSON(text) {
-  const space = /[ \\t\\n\\r]*/y, word = /true|false|null/y;
-  const number = /-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
-  const plain = /"[^"\\\\\\u0000-\\u001f]*"/y;
-  const escaped = /"(?:[^"\\\\\\u0000-\\u001f]|\\\\(?:["\\\\\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
+  const space = /[ \t\n\r]*/y, word = /true|false|null/y, number = new RegExp(NUMBER, "y");
+  const plain = /"[^"\\\u0000-\u001f]*"/y;
+  const escaped = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
   let at = 0;
   // The text the pattern matches here, moving past it; null where it does not match.
   function take(pattern) {
@@ -3101,7 +3167,7 @@ function parseJSON(text) {
     const found = take(number) || take(word) || fail("a value");
     const type = found === "null" ? "null" : found === "true" || found === "false" ? "boolean" :
       "number";
-    return {type: type, text: found};
+    return {type, text: found};
   }
   const root = value();
   take(space);
@@ -3110,73 +3176,56 @@ function parseJSON(text) {
 }
 
 // A node as JSON text: as the API writes it (", " and ": ") where indent is "", else indented.
-function writeJSON(node, indent) {
-  const out = [];
-  writeNode(node, indent, "\\n", out);
-  return out.join("");
+function writeJSON(node, indent, newline = "\n") {
+  if (node.type === "string") return JSON.stringify(node.value);
+  if (node.type !== "object" && node.type !== "array") return node.text;
+  const object = node.type === "object", inner = newline + indent, members = [];
+  for (const member of membersOf(node)) {  // not map(): two frames more a level, on deep JSON
+    members.push(object ? JSON.stringify(member[0]) + ": " + writeJSON(member[1], indent, inner) :
+      writeJSON(member, indent, inner));
+  }
+  const [open, close] = object ? ["{", "}"] : ["[", "]"];
+  if (!members.length) return open + close;
+  if (!indent) return open + members.join(", ") + close;
+  return open + inner + members.join("," + inner) + newline + close;
 }
 
-// Write a node's text into out, its inner lines starting with newline.
-function writeNode(node, indent, newline, out) {
-  if (node.type === "string") { out.push(JSON.stringify(node.value)); return; }
-  if (node.type !== "object" && node.type !== "array") { out.push(node.text); return; }
-  const object = node.type === "object", members = object ? node.entries : node.items;
-  if (!members.length) { out.push(object ? "{}" : "[]"); return; }
-  const inner = newline + indent, between = indent ? "," + inner : ", ";
-  out.push(object ? "{" : "[", indent ? inner : "");
-  members.forEach(function (member, index) {
-    if (index) out.push(between);
-    if (object) out.push(JSON.stringify(member[0]) + ": ");
-    writeNode(object ? member[1] : member, indent, inner, out);
-  });
-  out.push(indent ? newline : "", object ? "}" : "]");
+// A container's members: an object's [key, value] entries, an array's items.
+function membersOf(node) {
+  return node.type === "object" ? node.entries : node.items;
 }
-
-const bodyModels = new WeakMap();  // the body element's model, parsed once
 
 // The response body's model, or undefined where the body is not JSON.
 function bodyModel() {
   const body = document.querySelector("pre.response .body");
-  if (!body) return undefined;
-  if (!bodyModels.has(body)) {
-    let model;
-    try { model = parseJSON(body.textContent); } catch (e) { model = undefined; }
-    bodyModels.set(body, model);
-  }
-  return bodyModels.get(body);
+  try { return body ? parseJSON(body.textContent) : undefined; } catch { return undefined; }
 }
 
 // ---- The body as a tree: fold, unfold, filter, links; lines built when first shown ----
+
 const FIRST_LINES = 2000;  // lines shown unfolded at first; the rest starts folded
 const MOST_LINES = 10000;  // lines "Unfold all" shows at the most
 const GROUP = 100;  // a longer array or object shows its members in groups of 100, 10,000, ...
 const MOST_MATCHES = 1000;  // matches of the filter shown at the most
-const lineData = new WeakMap();  // a line's {node, from, to}: its value, or a group's range
-let treeFilter = null;  // while filtering: {keep: nodes on the way to a match, hits: matches}
+// A URL in text, as the server's _URL_RE finds one (a test holds them to it): balanced
+// parentheses are part of it, the punctuation of a sentence around it is not.
+const URL_IN_TEXT = /https?:\/\/[^\s"<>\\()]*(?:\([^\s"<>\\()]*\)[^\s"<>\\()]*)*(?<![.,;:!?'\]])/g;
 
-// Build the tree in place of the body's text (which the page hides while it can be built).
-function jsonTree() {
+// The tree and its tools, after the body's text, which the page hides (or shows, for no JSON).
+function jsonTree(model) {
   const body = document.querySelector("pre.response .body");
-  const model = bodyModel(), shown = document.documentElement.classList;
-  shown.toggle("json-tree", Boolean(body) && model !== undefined);  // else the text, as it is
+  const shown = document.documentElement.classList;
+  shown.toggle("json-tree", Boolean(body) && model !== undefined);
   if (!shown.contains("json-tree")) return;
-  try { buildTree(body, model); } catch (e) {
-    shown.remove("json-tree");
-    throw e;
+  try {
+    const tree = el("span", {class: "tree", onclick: foldClick, onkeydown: foldKey});
+    body.after(tree);
+    document.querySelector("pre.response").before(treeTools(tree, model));
+    showTree(tree, model, FIRST_LINES);
+  } catch (error) {
+    shown.remove("json-tree");  // the text, as it is
+    throw error;
   }
-}
-
-// The tree and its tools, after the body's hidden text.
-function buildTree(body, model) {
-  const tree = el("span", {class: "tree"});
-  tree.addEventListener("click", function (event) {
-    const button = event.target.closest("button.fold");
-    if (button) setOpen(button.parentElement, !button.parentElement.classList.contains("open"));
-  });
-  tree.addEventListener("keydown", treeKey);
-  body.after(tree);
-  document.querySelector("pre.response").before(treeTools(tree, model));
-  showTree(tree, model, FIRST_LINES);
 }
 
 // Show the model from its root, unfolded breadth first up to a number of lines.
@@ -3186,45 +3235,48 @@ function showTree(tree, model, lines) {
   return unfoldLines(root, lines);
 }
 
-// One line: a fold button for a container, the key, then the value or the brackets.
+// One line: a fold button for a container, the key (or the index), then the value or brackets.
 function treeLine(key, data, last) {
   const node = data.node, group = data.from !== undefined;
   const container = group || node.type === "object" || node.type === "array";
   const line = el("span", {class: group ? "line group" : "line"});
-  lineData.set(line, data);
+  state.lines.set(line, data);
   if (container && (group || childCount(data))) {
     const name = key !== null ? key : group ? (node.type === "object" ? "keys " : "items ") +
       data.from + " to " + (data.to - 1) : "value";
     line.append(el("button", {type: "button", class: "fold", "aria-expanded": "false",
       "aria-label": "Unfold " + name}));
   }
+  if (data.index !== undefined) {  // shown, not copied
+    line.append(el("span", {class: "index", "data-index": data.index}));
+  }
   if (group) {
-    line.append(el("span", {class: "range", "data-range": "[" + data.from + " \\u2026 " +
+    line.append(el("span", {class: "range", "data-range": "[" + data.from + " \u2026 " +
       (data.to - 1) + "]"}), el("span", {class: "kids"}));
     return line;
   }
   if (key !== null) line.append(el("span", {class: "k"}, [JSON.stringify(key)]), ": ");
-  if (container) {
+  if (!container) line.append(scalar(node));
+  else {
     const object = node.type === "object";
-    line.append(object ? "{" : "[", el("span", {class: "more", "data-more": summary(node)}),
+    line.append(object ? "{" : "[", el("span", {class: "more", "data-more": foldedText(node)}),
       el("span", {class: "kids"}), object ? "}" : "]");
-  } else line.append(scalar(node));
+  }
   if (!last) line.append(",");
   return line;
 }
 
 // How a folded container reads: "... 3 keys", "... 100,000 items" (with an ellipsis).
-function summary(node) {
-  const count = node.type === "object" ? node.entries.length : node.items.length;
-  const noun = node.type === "object" ? (count === 1 ? " key" : " keys") :
-    (count === 1 ? " item" : " items");
-  return count ? "\\u2026 " + count.toLocaleString("en") + noun : "";
+function foldedText(node) {
+  const count = membersOf(node).length, noun = node.type === "object" ? " key" : " item";
+  return count ? "\u2026 " + count.toLocaleString("en") + noun + (count === 1 ? "" : "s") : "";
 }
 
 // A string, number, true, false or null, as JSON, with the URLs in a string as links.
 function scalar(node) {
-  if (node.type !== "string") return el("span", {class: node.type === "number" ? "n" : "l"},
-    [node.text]);
+  if (node.type !== "string") {
+    return el("span", {class: node.type === "number" ? "n" : "l"}, [node.text]);
+  }
   const text = JSON.stringify(node.value), span = el("span", {class: "s"});
   let end = 0;
   for (const found of text.matchAll(URL_IN_TEXT)) {
@@ -3234,24 +3286,19 @@ function scalar(node) {
   span.append(text.slice(end));
   return span;
 }
-// A character of a URL in text: not a space, a quote, "<", ">", "\" or a parenthesis.
-const URL_CHAR = /[^\\s"<>\\\\()]/.source;
-// URLs as the page's server-side links find them: balanced parentheses are part of one, the
-// punctuation of a sentence around it is not.
-const URL_IN_TEXT = new RegExp("https?://" + URL_CHAR + "*(?:[(]" + URL_CHAR + "*[)]" +
-  URL_CHAR + "*)*(?<![.,;:!?'\\\\]])", "g");
-
-// How many lines a container's children take: its members, or its groups of members.
-function childCount(data) {
-  const node = data.node;
-  if (filtered(data)) return shownMembers(node).length;
-  const from = data.from || 0, to = data.to === undefined ? membersOf(node).length : data.to;
-  return Math.ceil((to - from) / groupSize(to - from));
-}
 
 // True for a container the filter narrows: on the way to a match, not a match itself.
 function filtered(data) {
-  return treeFilter !== null && data.from === undefined && !treeFilter.hits.has(data.node);
+  return state.filter !== null && data.from === undefined && !state.filter.hits.has(data.node);
+}
+
+// The indexes of the members of a container that the filter keeps: those on the way to a match.
+function keptMembers(node) {
+  const object = node.type === "object", indexes = [];
+  membersOf(node).forEach((member, index) => {
+    if (state.filter.keep.has(object ? member[1] : member)) indexes.push(index);
+  });
+  return indexes;
 }
 
 // The size of the groups that a run of this many items is shown in (1: the items).
@@ -3261,59 +3308,34 @@ function groupSize(count) {
   return size;
 }
 
-// A container's members: an object's [key, value] entries, an array's items.
-function membersOf(node) {
-  return node.type === "object" ? node.entries : node.items;
+// How many lines a container's children take: its members, or its groups of members.
+function childCount(data) {
+  if (filtered(data)) return keptMembers(data.node).length;
+  const from = data.from || 0, to = data.to === undefined ? membersOf(data.node).length : data.to;
+  return Math.ceil((to - from) / groupSize(to - from));
 }
 
-// The members a container shows: all, or while filtering those on the way to a match.
-function shownMembers(node) {
-  if (!filtered({node: node})) return membersOf(node);
-  return membersOf(node).filter(function (member) {
-    return treeFilter.keep.has(node.type === "object" ? member[1] : member);
-  });
-}
-
-// The lines of a container's (or a group's) children: an object's as an array's, so that a
-// million keys are a hundred lines, as a million items are.
+// The lines of a container's (or group's) children, in groups: a million keys are 100 lines.
 function childLines(data) {
-  const node = data.node;
-  if (filtered(data) && node.type === "array") return matchedItems(node);
+  const node = data.node, count = membersOf(node).length;
   if (filtered(data)) {
-    const shown = shownMembers(node), last = shown.length - 1;
-    return shown.map(function (member, index) {
-      return treeLine(member[0], {node: member[1]}, index === last);
-    });
+    const kept = keptMembers(node), labelled = node.type === "array";
+    return kept.map((index, at) => memberLine(node, index, at === kept.length - 1, labelled));
   }
-  const from = data.from || 0, to = data.to === undefined ? membersOf(node).length : data.to;
+  const from = data.from || 0, to = data.to === undefined ? count : data.to;
   const size = groupSize(to - from), lines = [];
-  for (let start = from; start < to; start += size) {
-    lines.push(size === 1 ? memberLine(node, start) : treeLine(null, {node: node, from: start,
-      to: Math.min(start + size, to)}, true));
+  for (let at = from; at < to; at += size) {
+    lines.push(size === 1 ? memberLine(node, at, at === count - 1, false) :
+      treeLine(null, {node, from: at, to: Math.min(at + size, to)}, true));
   }
   return lines;
 }
 
-// The line of a container's member: an object's key and value, or an array's item.
-function memberLine(node, index) {
-  const member = membersOf(node)[index], last = index === membersOf(node).length - 1;
-  return node.type === "object" ? treeLine(member[0], {node: member[1]}, last) :
-    treeLine(null, {node: member}, last);
-}
-
-// While filtering, the lines of an array's items on the way to a match, each with its index.
-function matchedItems(node) {
-  const lines = [];
-  node.items.forEach(function (item, index) {
-    if (!treeFilter.keep.has(item)) return;
-    const line = treeLine(null, {node: item}, false);
-    const button = line.querySelector(":scope > button.fold");
-    const label = el("span", {class: "index", "data-index": index});  // shown, not copied
-    if (button) button.after(label); else line.prepend(label);
-    lines.push(line);
-  });
-  if (lines.length) lines[lines.length - 1].lastChild.remove();  // its comma
-  return lines;
+// A member's line: an object's key and value, an array's item (labelled, where some are left out).
+function memberLine(node, index, last, labelled) {
+  const member = membersOf(node)[index];
+  if (node.type === "object") return treeLine(member[0], {node: member[1]}, last);
+  return treeLine(null, labelled ? {node: member, index} : {node: member}, last);
 }
 
 // Unfold or fold a line; its children are built the first time it is unfolded.
@@ -3321,23 +3343,22 @@ function setOpen(line, open) {
   const button = line.querySelector(":scope > button.fold");
   if (!button) return;
   const kids = line.querySelector(":scope > .kids");
-  if (open && !kids.hasChildNodes()) kids.append(...childLines(lineData.get(line)));
+  if (open && !kids.hasChildNodes()) kids.append(...childLines(state.lines.get(line)));
   line.classList.toggle("open", open);
   button.setAttribute("aria-expanded", String(open));
   button.setAttribute("aria-label", button.getAttribute("aria-label")
     .replace(/^(Un)?[Ff]old/, open ? "Fold" : "Unfold"));
 }
 
-// Unfold from a line down, breadth first, while the lines shown stay within limit;
-// true if everything is unfolded.
+// Unfold from a line down, breadth first, up to a limit of lines; true if all is unfolded.
 function unfoldLines(root, limit) {
   let shown = 1, level = [root];
   while (level.length) {
     const next = [];
     for (const line of level) {
-      const data = lineData.get(line);
+      const data = state.lines.get(line);
       if (!line.querySelector(":scope > button.fold")) continue;
-      if (line !== root && treeFilter && treeFilter.hits.has(data.node)) continue;
+      if (line !== root && state.filter && state.filter.hits.has(data.node)) continue;
       shown += childCount(data);
       if (line !== root && shown > limit) return false;
       setOpen(line, true);
@@ -3348,8 +3369,14 @@ function unfoldLines(root, limit) {
   return true;
 }
 
+// A click on a fold button unfolds its line, or folds it.
+function foldClick(event) {
+  const line = event.target.closest("button.fold")?.parentElement;
+  if (line) setOpen(line, !line.classList.contains("open"));
+}
+
 // Keys on a fold button: right unfolds, left folds, or goes to the enclosing line.
-function treeKey(event) {
+function foldKey(event) {
   const button = event.target.closest("button.fold");
   if (!button || (event.key !== "ArrowRight" && event.key !== "ArrowLeft")) return;
   const line = button.parentElement, open = line.classList.contains("open");
@@ -3365,30 +3392,25 @@ function treeKey(event) {
 // The tree's tools: fold all, unfold all, copy the JSON, and the filter.
 function treeTools(tree, model) {
   const status = el("span", {class: "hint", role: "status"});
-  const fold = el("button", {type: "button"}, ["Fold all"]);
-  const unfold = el("button", {type: "button"}, ["Unfold all"]);
-  const copy = el("button", {type: "button"}, ["Copy JSON"]);
-  const filter = el("input", {type: "search", "aria-label": "Filter keys and values",
-    placeholder: "Filter keys and values"});
-  fold.addEventListener("click", function () {
-    showTree(tree, model, 1);
-    status.textContent = "";
-  });
-  unfold.addEventListener("click", function () {
-    status.textContent = showTree(tree, model, MOST_LINES) ? "" : "Unfolded the first " +
-      MOST_LINES.toLocaleString("en") + " lines; unfold the rest one by one, or filter.";
-  });
-  copy.addEventListener("click", function () {
-    copied(copy, navigator.clipboard.writeText(writeJSON(model, "")));
-  });
+  const copy = el("button", {type: "button",
+    onclick: () => copied(copy, navigator.clipboard.writeText(writeJSON(model, "")))},
+    ["Copy JSON"]);
   let timer = null;
-  filter.addEventListener("input", function () {
-    clearTimeout(timer);
-    timer = setTimeout(function () { status.textContent = filterTree(tree, model, filter.value); },
-      200);
-  });
-  return el("div", {class: "bar tree-tools", "aria-label": "Body"},
-    [fold, unfold, copy, filter, status]);
+  const filter = el("input", {type: "search", "aria-label": "Filter keys and values",
+    placeholder: "Filter keys and values", oninput: () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => { status.textContent = filterTree(tree, model, filter.value); },
+        200);
+    }});
+  return el("div", {class: "bar tree-tools", "aria-label": "Body"}, [
+    el("button", {type: "button", onclick: () => {
+      showTree(tree, model, 1);
+      status.textContent = "";
+    }}, ["Fold all"]),
+    el("button", {type: "button", onclick: () => {
+      status.textContent = showTree(tree, model, MOST_LINES) ? "" : "Unfolded the first " +
+        MOST_LINES.toLocaleString("en") + " lines; unfold the rest one by one, or filter.";
+    }}, ["Unfold all"]), copy, filter, status]);
 }
 
 // Say "Copied" on a button once its copy is done, and go back to its label after a moment.
@@ -3397,22 +3419,22 @@ async function copied(button, done) {
   try {
     await done;
     button.textContent = "Copied";
-  } catch (e) { button.textContent = "Not copied"; }
-  setTimeout(function () { button.textContent = label; }, 1500);
+  } catch { button.textContent = "Not copied"; }
+  setTimeout(() => { button.textContent = label; }, 1500);
 }
 
 // Show only what matches the filter (in keys and values, folded or not); what it found.
-function filterTree(tree, model, query) {
-  query = query.trim().toLowerCase();
-  treeFilter = null;
+function filterTree(tree, model, text) {
+  const query = text.trim().toLowerCase();
+  state.filter = null;
   if (!query) { showTree(tree, model, FIRST_LINES); return ""; }
   const found = {keep: new Set(), hits: new Set()};
   findMatches(model, null, query, found);
-  treeFilter = found;
+  state.filter = found;
   showTree(tree, model, Infinity);
   for (const line of tree.querySelectorAll(".line")) {
-    line.classList.toggle("hit", found.hits.has(lineData.get(line).node) &&
-      lineData.get(line).from === undefined);
+    const data = state.lines.get(line);
+    line.classList.toggle("hit", found.hits.has(data.node) && data.from === undefined);
   }
   const count = found.hits.size;
   if (!count) return "Nothing matches.";
@@ -3441,88 +3463,70 @@ function findMatches(node, key, query, found) {
 }
 
 // Copying a selection across lines of the tree copies the JSON of the value that holds it.
-document.addEventListener("copy", function (event) {
+function copyTree(event) {
   const tree = document.querySelector(".tree"), selection = window.getSelection();
   if (!tree || !selection.rangeCount || selection.isCollapsed) return;
   const range = selection.getRangeAt(0), holder = range.commonAncestorContainer;
   if (!tree.contains(holder)) return;  // more than the tree: as it reads
-  const lineOf = function (place) {
-    return (place.nodeType === 1 ? place : place.parentElement).closest(".line");
-  };
-  const start = lineOf(range.startContainer);
-  if (start && start === lineOf(range.endContainer)) return;  // within a line: as it reads
+  const lineOf = (place) => (place.nodeType === 1 ? place : place.parentElement).closest(".line");
+  const first = lineOf(range.startContainer);
+  if (first && first === lineOf(range.endContainer)) return;  // within a line: as it reads
   let line = holder === tree ? tree.firstChild : lineOf(holder);
-  while (lineData.get(line).from !== undefined) line = line.parentElement.closest(".line");
-  event.clipboardData.setData("text/plain", writeJSON(lineData.get(line).node, "    "));
+  while (state.lines.get(line).from !== undefined) line = line.parentElement.closest(".line");
+  event.clipboardData.setData("text/plain", writeJSON(state.lines.get(line).node, "    "));
   event.preventDefault();
-});
+}
 
 // ---- The form tab: fields from the body's model, sent back without loss ----
 
-// The form tab's fields: an object's members, or blank ones for the keys shared by the items
-// of a list (or of a paginated wrapper's list); none for an error, which is no resource.
-function formFields() {
-  if (document.querySelector("pre.response .status.error")) return null;
-  const model = bodyModel();
-  if (!model) return null;
+const MOST_FIELDS = 1000;  // fields the form tab offers at the most; past that, the raw box
+// Keys that mark an object as one page of a list: {"count": 2, "next": ..., "results": [...]}.
+const PAGE_KEYS = ["count", "next", "previous", "prev", "total", "page", "pages", "offset",
+  "limit", "cursor", "per_page", "page_size", "total_pages"];
+
+// The form tab's fields: an object's, or blank ones for what a list's items share; none for errors.
+function formFields(model) {
+  if (!model || document.querySelector("pre.response[data-error]")) return null;
   const items = model.type === "array" ? model.items : pageItems(model);
   if (items) return sharedFields(items);
   return model.type === "object" ? {entries: model.entries, blank: false} : null;
 }
 
-const MOST_FIELDS = 1000;  // fields the form tab offers at the most; past that, the raw box
-
-// Keys that mark an object as one page of a list: {"count": 2, "next": ..., "results": [...]}.
-const PAGE_KEYS = ["count", "next", "previous", "prev", "total", "page", "pages", "offset",
-  "limit", "cursor", "per_page", "page_size", "total_pages"];
-
 // The items of a paginated wrapper: its one list of objects, if it has a page's keys.
 function pageItems(model) {
-  if (model.type !== "object" || !model.entries.some(function (member) {
-    return PAGE_KEYS.includes(member[0].toLowerCase());
-  })) return null;
-  const lists = model.entries.filter(function (member) {
-    return member[1].type === "array" && member[1].items.length &&
-      member[1].items.every(function (item) { return item.type === "object"; });
-  });
+  if (model.type !== "object" ||
+      !model.entries.some((member) => PAGE_KEYS.includes(member[0].toLowerCase()))) return null;
+  const lists = model.entries.filter((member) => member[1].type === "array" &&
+    member[1].items.length && member[1].items.every((item) => item.type === "object"));
   return lists.length === 1 ? lists[0][1].items : null;
 }
 
 // Blank fields for the keys every item has, typed after the first item's values.
 function sharedFields(items) {
-  if (!items.length || !items.every(function (item) { return item.type === "object"; })) {
-    return null;
-  }
-  const entries = items[0].entries.filter(function (member) {
-    return items.every(function (item) {
-      return item.entries.some(function (other) { return other[0] === member[0]; });
-    });
-  });
-  return {entries: entries, blank: true};
+  if (!items.length || !items.every((item) => item.type === "object")) return null;
+  const entries = items[0].entries.filter((member) => items.every((item) =>
+    item.entries.some((other) => other[0] === member[0])));
+  return {entries, blank: true};
 }
 
 // The "HTML form" and "Raw" tabs of the request form; the form is the default if it has fields.
-function formTabs() {
+function formTabs(model) {
   const content = document.querySelector("form[data-api] textarea[name=_content]");
-  const fields = formFields();
+  const fields = formFields(model);
   if (!content || !fields || !fields.entries.length || fields.entries.length > MOST_FIELDS) {
     return;
   }
   const fieldset = content.closest("fieldset");
   const raw = el("div", {id: "api-raw", role: "tabpanel", "aria-label": "Raw"},
-    Array.from(fieldset.children).filter(function (node) { return node.tagName !== "LEGEND" &&
-      !node.classList.contains("bar"); }));
+    Array.from(fieldset.children).filter((node) => node.tagName !== "LEGEND" &&
+      !node.classList.contains("bar")));
   const panel = el("div", {id: "api-fields", role: "tabpanel", "aria-label": "HTML form"},
-    fields.entries.map(function (member, index) {
-      return formField(member[0], member[1], index, fields.blank);
-    }));
-  const tabs = el("div", {class: "tabs", role: "tablist"}, [
-    el("button", {type: "button", role: "tab", "aria-controls": "api-fields"}, ["HTML form"]),
-    el("button", {type: "button", role: "tab", "aria-controls": "api-raw"}, ["Raw"])]);
-  tabs.addEventListener("click", function (event) {
+    fields.entries.map((member, index) => formField(member[0], member[1], index, fields.blank)));
+  const tabs = el("div", {class: "tabs", role: "tablist", onclick: (event) => {
     const tab = event.target.closest("[role=tab]");
     if (tab) selectTab(tabs, tab.getAttribute("aria-controls"));
-  });
+  }}, [el("button", {type: "button", role: "tab", "aria-controls": "api-fields"}, ["HTML form"]),
+    el("button", {type: "button", role: "tab", "aria-controls": "api-raw"}, ["Raw"])]);
   fieldset.querySelector("legend").after(tabs, panel, raw);
   selectTab(tabs, "api-fields");
 }
@@ -3536,23 +3540,22 @@ function selectTab(tabs, id) {
   }
 }
 
-// One labelled input for a value: text for a string or a number (its own digits kept), a
-// checkbox for true or false, a JSON box for an object or array; a "null" box beside it.
+// A labelled input for a value (a box of JSON for an object or array), and a "null" box.
 function formField(key, node, index, blank) {
   const id = "api-field-" + index;
   const kind = node.type === "object" || node.type === "array" ? "json" : node.type;
   let input;
   if (kind === "json") {
-    input = el("textarea", {id: id, class: "json", rows: "3"});
+    input = el("textarea", {id, class: "json", rows: "3"});
     input.value = blank ? "" : writeJSON(node, "  ");
   } else if (kind === "boolean") {
-    input = el("input", {id: id, type: "checkbox"});
+    input = el("input", {id, type: "checkbox"});
     input.checked = !blank && node.text === "true";
-  } else if (kind === "string" && !blank && node.value.includes("\\n")) {
-    input = el("textarea", {id: id, rows: "3"});  // an input would drop its line breaks
+  } else if (kind === "string" && !blank && node.value.includes("\n")) {
+    input = el("textarea", {id, rows: "3"});  // an input would drop its line breaks
     input.value = node.value;
   } else {
-    input = el("input", {id: id, type: "text"});
+    input = el("input", {id, type: "text"});
     if (kind === "number") input.setAttribute("inputmode", "decimal");
     input.value = blank || kind === "null" ? "" : kind === "number" ? node.text : node.value;
   }
@@ -3566,10 +3569,9 @@ function formField(key, node, index, blank) {
 
 // A "null" checkbox for a field: while it is checked, the field is sent as null.
 function nullBox(input, checked) {
-  const box = el("input", {type: "checkbox", class: "null",
-    "aria-label": input.dataset.key + " is null"});
+  const box = el("input", {type: "checkbox", class: "null", "aria-label": input.dataset.key +
+    " is null", onchange: () => { input.disabled = box.checked; }});
   box.checked = input.disabled = checked;
-  box.addEventListener("change", function () { input.disabled = box.checked; });
   return el("label", {class: "null"}, [box, "null"]);
 }
 
@@ -3577,59 +3579,66 @@ function nullBox(input, checked) {
 function formRequest(form) {
   const fields = document.getElementById("api-fields");
   if (!fields || fields.hidden) {
-    const text = form.elements._content.value, type = form.elements._content_type.value;
-    if (type !== "multipart/form-data") return {body: text, type: type};
-    const body = new FormData();
-    for (const [key, value] of new URLSearchParams(text)) body.append(key, value);
-    return {body: body, type: type};
+    return rawRequest(form.elements._content.value, form.elements._content_type.value);
   }
   const members = [];
   for (const input of fields.querySelectorAll("[data-key]")) {
-    const value = fieldJSON(input);
-    if (value === null) return null;
+    let value;
+    try {
+      value = fieldJSON(input.dataset.kind, input.value, input.checked, input.disabled,
+        input.hasAttribute("data-blank"));
+    } catch (error) {
+      refuse(input, "Not JSON: " + error.message);
+      return null;
+    }
     if (value !== undefined) members.push(JSON.stringify(input.dataset.key) + ": " + value);
   }
   return {body: "{" + members.join(", ") + "}", type: "application/json"};
 }
 
-// A JSON number, as the form's number fields take it.
-const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
+// The raw box's request: its text as it is, or as multipart fields where that type is chosen.
+function rawRequest(text, type) {
+  if (type !== "multipart/form-data") return {body: text, type};
+  const body = new FormData();
+  for (const [key, value] of new URLSearchParams(text)) body.append(key, value);
+  return {body, type};
+}
 
-// A field's value as JSON text: undefined leaves a blank field out (the API's default),
-// null means a field was not valid, and says so on it.
-function fieldJSON(input) {
-  const kind = input.dataset.kind, text = input.value;
-  if (kind === "boolean") return String(input.checked);
-  if (input.disabled) return "null";  // its "null" box is checked
-  if (text === "" && input.hasAttribute("data-blank")) return undefined;
+// A field's value as JSON text (undefined: a blank left out); a value not of its kind throws.
+function fieldJSON(kind, text, checked, isNull, blank) {
+  if (kind === "boolean") return String(checked);
+  if (isNull) return "null";  // its "null" box is checked
+  if (text === "" && blank) return undefined;
   if (kind === "string" || kind === "null") return JSON.stringify(text);
-  try {
-    if (kind === "json") return writeJSON(parseJSON(text), "");
-    if (JSON_NUMBER.test(text.trim())) return text.trim();
-    throw new SyntaxError("a number such as 12 or 2.5 is expected");
-  } catch (e) {
-    input.setCustomValidity("Not JSON: " + e.message);
-    input.reportValidity();
-    input.addEventListener("input", function () { input.setCustomValidity(""); }, {once: true});
-    return null;
-  }
+  if (kind === "json") return writeJSON(parseJSON(text), "");
+  if (new RegExp("^" + NUMBER.source + "$").test(text.trim())) return text.trim();
+  throw new SyntaxError("a number such as 12 or 2.5 is expected");
+}
+
+// Say on a field why its value cannot be sent, until the user changes it.
+function refuse(input, message) {
+  input.setCustomValidity(message);
+  input.reportValidity();
+  input.addEventListener("input", () => input.setCustomValidity(""), {once: true});
 }
 
 // ---- Copy as curl ----
 
-// A word for a POSIX shell: in single quotes, each ' written as '\\''.
+const JSON_WANTED = {"Accept": "application/json"};  // what curl asks for: the API's JSON
+
+// A word for a POSIX shell: in single quotes, each ' written as '\''.
 function shellQuote(text) {
-  return "'" + String(text).split("'").join("'\\\\''") + "'";
+  return "'" + String(text).split("'").join("'\\''") + "'";
 }
 
-// The curl command for a request: method, URL, the panel's headers, type and body.
-function curlCommand(method, url, body, type) {
-  const words = ["curl"];
-  if (method !== "GET") words.push("-X", method);
-  words.push(shellQuote(new URL(url, window.location.href).href));
-  const headers = panelHeaders({"Accept": "application/json"});
-  if (type && type !== "multipart/form-data") headers["Content-Type"] = type;
-  for (const name in headers) words.push("-H", shellQuote(name + ": " + headers[name]));
+// The curl command for a request: method, URL, headers, then the body as its type says.
+function curlCommand(method, url, headers, body, type) {
+  const words = method === "GET" ? ["curl"] : ["curl", "-X", method];
+  const all = type && type !== "multipart/form-data" ? {...headers, "Content-Type": type} : headers;
+  words.push(shellQuote(url));
+  for (const [name, value] of Object.entries(all)) {
+    words.push("-H", shellQuote(name + ": " + value));
+  }
   if (body instanceof FormData) {
     // --form-string: with -F, curl would read a local file for a value starting "@" or "<"
     for (const [key, value] of body) words.push("--form-string", shellQuote(key + "=" + value));
@@ -3639,8 +3648,7 @@ function curlCommand(method, url, body, type) {
 
 // A "Copy as curl" button: writes the command to the clipboard and shows it, selectable.
 function curlButton(label, command, place) {
-  const button = el("button", {type: "button", class: "copy"}, [label]);
-  button.addEventListener("click", function () {
+  const button = el("button", {type: "button", class: "copy", onclick: () => {
     const text = command();
     if (text === null) return;
     let shown = place.nextElementSibling;
@@ -3649,11 +3657,11 @@ function curlButton(label, command, place) {
       place.after(shown);
     }
     shown.textContent = text;
-    copied(button, navigator.clipboard.writeText(text).catch(function (error) {
+    copied(button, navigator.clipboard.writeText(text).catch((error) => {
       window.getSelection().selectAllChildren(shown);  // the user copies it from there
       throw error;
     }));
-  });
+  }}, [label]);
   return button;
 }
 
@@ -3669,97 +3677,71 @@ function curlButtons() {
   const form = bar.closest("form"), methods = bar.querySelectorAll("button[name=_method]");
   for (const button of methods) {
     const label = methods.length > 1 ? "Copy " + button.value + " as curl" : "Copy as curl";
-    bar.append(curlButton(label, function () {
+    bar.append(curlButton(label, () => {
       const request = formRequest(form);
-      return request && curlCommand(button.value, window.location.href, request.body,
-        request.type);
+      return request && curlCommand(button.value, window.location.href, panelHeaders(JSON_WANTED),
+        request.body, request.type);
     }, bar));
   }
 }
 
 // The request behind the response shown: its method and URL, with the body the page sent.
 function responseCurl() {
-  const key = document.querySelector("pre.response .key");
-  const line = key ? key.textContent : "GET " + window.location.href;
-  const method = line.split(" ", 1)[0], url = line.slice(method.length + 1);
-  const sent = lastRequest && lastRequest.method === method ? lastRequest : {};
-  return curlCommand(method, url, sent.body, sent.type);
+  const shown = Object.assign({method: "GET", url: window.location.href},
+    document.querySelector("pre.response")?.dataset);
+  const sent = state.sent && state.sent.method === shown.method ? state.sent : {};
+  return curlCommand(shown.method, new URL(shown.url, window.location.href).href,
+    panelHeaders(JSON_WANTED), sent.body, sent.type);
 }
-{% endblock %}</script>
-</head>
-<body>
-<header><div class="wrap">
-  <a class="brand" href="{{ root_url }}">{% block branding %}{{ branding }}{% endblock %}</a>
-  <nav class="crumbs" aria-label="Breadcrumbs"><ol>
-    {%- for name, href in breadcrumbs %}
-    <li><a href="{{ href }}"{% if loop.last %} aria-current="page"{% endif %}>{{ name }}</a></li>
-    {%- endfor %}
-  </ol></nav>
-</div></header>
-<main class="wrap">
-{% block content %}
-<h1>{{ title }}</h1>
-{% if description_html %}<div class="description">{{ description_html }}</div>
-{% elif description %}<pre class="description">{{ description }}</pre>{% endif %}
 
-{#- Filled by the script: request headers for every request it sends -#}
-<section id="api-headers" class="tools" aria-label="Request headers" hidden></section>
+// ---- Start ----
 
-<div class="bar" aria-label="Requests">
-  {% if "GET" in allowed %}
-  <a class="button" href="{{ path }}">GET</a>
-  {% if json_url %}<a class="button" href="{{ json_url }}">View as JSON</a>{% endif %}
-  {% endif %}
-  {% for verb in ("OPTIONS", "DELETE") if verb in allowed %}
-  <form method="post" data-api><input type="hidden" name="_method" value="{{ verb }}">
-    {%- if csrf_token %}<input type="hidden" name="csrf_token" value="{{ csrf_token }}">{% endif %}
-    <button{% if verb == "DELETE" %} class="danger"{% endif %}>{{ verb }}</button></form>
-  {% endfor %}
-</div>
+// Build every tool into this page; again after each page swap.
+function enhance() {
+  const model = bodyModel();
+  jsonTree(model);  // first: the body stays hidden until it is built
+  headersPanel();
+  queryPanel();
+  formTabs(model);
+  curlButtons();
+}
 
-{#- Filled by the script: this URL's query parameters, to edit and send as a GET -#}
-<section id="api-query" class="tools" aria-label="Query parameters" hidden></section>
+// Once the body is parsed: the tools, then this page again with the headers, or the offer.
+function loaded() {
+  enhance();
+  if (state.refetching) withHeaders();
+  else if (savedHeaders().length) offerRefetch();
+}
 
-{#- The response's Link header relations (RFC 8288), as buttons -#}
-{% if links %}<div class="bar" role="navigation" aria-label="Links">
-  {%- for rel, href in links %}
-  <a class="button" rel="{{ rel }}" href="{{ href }}">{{ rel }}</a>
-  {%- endfor %}
-</div>{% endif %}
+// As the page loads: hide what is about to change, mark a page from elsewhere, and listen.
+function start() {
+  document.documentElement.classList.add("json-tree");  // its text is not laid out at all
+  state.refetching = savedHeaders().length > 0 && cameFromHere();
+  if (state.refetching) document.documentElement.classList.add("refetch");
+  else if (savedHeaders().length) history.replaceState({fromElsewhere: true}, "");
+  document.addEventListener("DOMContentLoaded", loaded);
+  document.addEventListener("click", followLink);
+  document.addEventListener("submit", submitForm);
+  document.addEventListener("copy", copyTree);
+  window.addEventListener("popstate", wentBack);
+  window.addEventListener("pageshow", cameBack);
+  handOver();
+}
 
-<pre class="response"><span class="key">{{ method }} {{ path }}</span>
+// Hand the pure parts to the unit tests (test_all.py): to listeners there before the script ran.
+function handOver() {
+  const parts = {parseJSON, writeJSON, groupSize, showTree, filterTree, findMatches,
+    headerProblem, shellQuote, curlCommand, rawRequest, fieldJSON, URL_IN_TEXT};
+  document.dispatchEvent(new CustomEvent("flask-api:script", {detail: Object.freeze(parts)}));
+}
 
-<span class="status{% if not status_ok %} error{% endif %}">HTTP {{ status_line }}</span>
-{% for name, value in headers %}<span class="key">{{ name }}:</span> {{ value }}
-{% endfor %}<!--flask-api: late headers-->
-<span class="body">{{ body_html }}</span></pre>
-{#- Filled by the script: "Copy as curl" for the request behind this response -#}
-<div id="api-curl" class="bar" hidden></div>
+start();
+}());
+"""
 
-{% if "POST" in allowed or "PUT" in allowed or "PATCH" in allowed %}
-<form method="post" data-api>
-{%- if csrf_token %}<input type="hidden" name="csrf_token" value="{{ csrf_token }}">{% endif %}
-<fieldset><legend>Send a request</legend>
-  <label for="api-media-type">Media type</label>
-  <select id="api-media-type" name="_content_type">
-    <option>application/json</option>
-    <option>application/x-www-form-urlencoded</option>
-    <option>multipart/form-data</option>
-  </select>
-  <label for="api-content">Content</label>
-  <textarea id="api-content" name="_content"
-    placeholder='JSON such as {"text": "..."}, or text=... for the form types'
-    >{{ content }}</textarea>
-  <div class="bar">
-  {%- for verb in ("POST", "PUT", "PATCH") if verb in allowed %}
-    <button name="_method" value="{{ verb }}">{{ verb }}</button>
-  {%- endfor %}
-  </div>
-</fieldset>
-</form>
-{% endif %}
-{% endblock %}
-</main>
-</body>
-</html>
-{% endautoescape %}"""
+#: The page's one template, which an app's own template may extend (its blocks are public API).
+#: The style and script are Jinja's raw text, so they may hold any characters, "{{" included.
+_PAGE = (_PAGE_MARKUP
+         .replace("{# _PAGE_STYLE #}", "{% raw %}" + _PAGE_STYLE + "{% endraw %}")
+         .replace("{# _PAGE_SCRIPT #}", "{% raw %}" + _PAGE_SCRIPT + "{% endraw %}")
+         .replace("{# _LATE_HEADERS #}", _LATE_HEADERS.decode("ascii")))

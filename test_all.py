@@ -7110,6 +7110,283 @@ def test_page_csp_allows_only_the_heads_script_and_style_not_one_in_what_it_show
 
 
 # ---------------------------------------------------------------------------
+# The page's script as code (#29)
+# The script the page runs is the one linted (node --check, eslint), and its pure parts
+# (JSON parser, tree, form bodies, curl, header checks) have unit tests of their own.
+# ---------------------------------------------------------------------------
+
+def test_page_runs_its_script_and_style_as_flask_api_writes_them(notes_client):
+    html = notes_client.get("/1/", headers={"Accept": BROWSER_ACCEPT}).get_data(as_text=True)
+    assert re.findall(r"<script>(.*?)</script>", html, re.DOTALL) == [flask_api._PAGE_SCRIPT]
+    assert re.findall(r"<style>(.*?)</style>", html, re.DOTALL) == [flask_api._PAGE_STYLE]
+
+
+def test_page_script_passes_node_check_and_eslint():
+    from tools import page_script
+    if not shutil.which("node") or not os.path.exists(page_script.ESLINT):
+        _missing("REQUIRE_BROWSER", "the page script's checks need node, and eslint: npm ci")
+    assert page_script.check() == []
+
+
+@pytest.fixture(scope="module")
+def script_parts(chromium, live_site):
+    """A real page in Chromium, its script's pure parts at ``window.parts``, for
+    ``script_parts.evaluate("(args) => parts.f(...)", args)``: one page load, many cases.
+
+    The script keeps all in one scope: as it starts, it hands its pure parts to the listeners
+    of a "flask-api:script" event on the document, of which a page can have none (under its
+    CSP no script runs before the page's own), but a test can, from an init script."""
+    site = live_site.serve(notes_app.create_app())
+    tab = _new_tab(chromium, site)
+    tab.add_init_script("document.addEventListener('flask-api:script', "
+                        "(event) => { window.parts = event.detail; }, {once: true});")
+    tab.goto("/1/")
+    yield tab
+    tab.context.close()
+
+
+def _js(page, function, *args):
+    """What ``function``, JavaScript that may use the script's ``parts``, gives for ``args``."""
+    return page.evaluate("(args) => (" + function + ")(...args)", list(args))
+
+
+# (JSON text, as the page writes it back): what JavaScript's own values would lose.
+LOSSLESS_JSON = [
+    ("9007199254740993", "9007199254740993"),  # 2**53 + 1: JSON.parse gives ...992
+    ("-12345678901234567890", "-12345678901234567890"),
+    ("2.0", "2.0"), ("-0", "-0"), ("1e400", "1e400"), ("1E-7", "1E-7"), ("0.10", "0.10"),
+    ('{"b": 1, "a": 2, "10": 3, "2": 4}', '{"b": 1, "a": 2, "10": 3, "2": 4}'),  # key order
+    ('{"a": 1, "a": 2}', '{"a": 1, "a": 2}'),  # duplicate keys: both
+    ('{"__proto__": {"polluted": true}}', '{"__proto__": {"polluted": true}}'),
+    ('{"constructor": {"prototype": 1}}', '{"constructor": {"prototype": 1}}'),
+    (' [ 1 ,\t2 ,\r\n{ } , [ ] , "" ] ', '[1, 2, {}, [], ""]'),
+    ('"\\u00e9\\n\\"\\\\\\/\\b\\f\\r\\t"', '"\u00e9\\n\\"\\\\/\\b\\f\\r\\t"'),  # escapes undone
+    ('"\\ud83d\\ude00 \U0001f600"', '"\U0001f600 \U0001f600"'),  # a surrogate pair, escaped or not
+    ('"\\ud800"', '"\\ud800"'), ('"\\udfff x"', '"\\udfff x"'),  # lone surrogates, kept
+    ('"<script>&amp;</script>"', '"<script>&amp;</script>"'),
+    ("[" * 2000 + "]" * 2000, "[" * 2000 + "]" * 2000),  # deep nesting
+    ('{"a":[true,false,null,{"b":{"c":[]}}]}', '{"a": [true, false, null, {"b": {"c": []}}]}'),
+]
+
+
+@pytest.mark.parametrize("text, written", LOSSLESS_JSON)
+def test_page_script_parses_json_losing_nothing(script_parts, text, written):
+    assert _js(script_parts, "(text) => parts.writeJSON(parts.parseJSON(text), '')", text) \
+        == written
+
+
+def test_page_script_json_keys_are_data_not_properties(script_parts):
+    entries = _js(script_parts, """(text) => {
+        const model = parts.parseJSON(text);
+        return [model.entries.map((member) => member[0]), ({}).polluted, ({}).x];
+    }""", '{"__proto__": {"polluted": 1}, "x": 2, "__proto__": 3}')
+    assert entries == [["__proto__", "x", "__proto__"], None, None]
+
+
+@pytest.mark.parametrize("text, found", [
+    ("", "a value expected at 0"), ("[1,]", "a value expected at 3"),
+    ('{"a" 1}', "':' expected at 5"), ("{1: 2}", "a key expected at 1"),
+    ("[1 2]", "',' or ']' expected at 3"), ("01", "the end expected at 1"),
+    ("tru", "a value expected at 0"), ("NaN", "a value expected at 0"),
+    ("'a'", "a value expected at 0"), ('"a\tb"', "a string expected at 0"),
+    ('"\\x41"', "a string expected at 0"), ('"\\ud83d', "a string expected at 0"),
+    ("1 2", "the end expected at 2"), ("[" * 3 + "]" * 2, "',' or ']' expected at 5"),
+])
+def test_page_script_refuses_what_is_not_json_and_says_where(script_parts, text, found):
+    assert _js(script_parts, """(text) => {
+        try { parts.parseJSON(text); } catch (error) { return error.name + ": " + error.message; }
+    }""", text) == "SyntaxError: JSON: " + found
+
+
+def test_page_script_writes_json_indented_as_python_does(script_parts):
+    text = '{"a": [1, {}, [], {"b": "x\\u00e9"}], "c": {"d": null}, "e": 2.50}'
+    for indent in ("  ", "    "):
+        assert _js(script_parts, "(text, indent) => parts.writeJSON(parts.parseJSON(text), indent)",
+                   text, indent) == json.dumps(json.loads(text), indent=len(indent),
+                                               ensure_ascii=False).replace("2.5", "2.50")
+
+
+@pytest.mark.parametrize("count, size", [
+    (0, 1), (1, 1), (100, 1), (101, 100), (10000, 100), (10001, 10000), (1000000, 10000),
+    (1000001, 1000000)])
+def test_page_script_tree_groups_long_containers_by_powers_of_100(script_parts, count, size):
+    assert _js(script_parts, "(count) => parts.groupSize(count)", count) == size
+
+
+def test_page_script_tree_shows_a_long_list_in_groups_and_its_matches_with_indexes(script_parts):
+    shown = _js(script_parts, """() => {
+        const tree = document.createElement("span");
+        const model = parts.parseJSON(JSON.stringify(Array.from({length: 250}, (_, n) => "n" + n)));
+        parts.showTree(tree, model, 1);
+        const groups = [...tree.querySelectorAll(".range")].map((line) => line.dataset.range);
+        const status = parts.filterTree(tree, model, "N24");
+        const indexes = [...tree.querySelectorAll(".index")].map((line) => line.dataset.index);
+        const hits = [...tree.querySelectorAll(".hit")].map((line) => line.textContent);
+        const none = parts.filterTree(tree, model, "zzz");
+        parts.filterTree(tree, model, "");  // the filter off again, for the page's own tree
+        return [groups, status, indexes, hits, none];
+    }""")
+    assert shown == [["[0 \u2026 99]", "[100 \u2026 199]", "[200 \u2026 249]"], "11 matches.",
+                     ["24"] + [str(n) for n in range(240, 250)],
+                     ['"n{}",'.format(n) for n in [24] + list(range(240, 249))] + ['"n249"'],
+                     "Nothing matches."]
+
+
+def test_page_script_tree_filter_keeps_the_way_to_each_match_in_keys_and_values(script_parts):
+    found = _js(script_parts, """(text) => {
+        const found = {keep: new Set(), hits: new Set()};
+        parts.findMatches(parts.parseJSON(text), null, "ab", found);
+        return [[...found.hits].map((node) => parts.writeJSON(node, "")),
+                [...found.keep].map((node) => parts.writeJSON(node, ""))];
+    }""", '{"x": {"AB": 1, "y": [2, "cab"]}, "z": "nothing"}')
+    assert found == [["1", '"cab"'], ["1", '"cab"', '[2, "cab"]',
+                                      '{"AB": 1, "y": [2, "cab"]}',
+                                      '{"x": {"AB": 1, "y": [2, "cab"]}, "z": "nothing"}']]
+
+
+@pytest.mark.parametrize("type_", ["application/json", "application/x-www-form-urlencoded"])
+def test_page_script_raw_box_sends_its_text_as_it_is(script_parts, type_):
+    text = 'a=1&b=%40c\n{"x": "\u00e9"}'
+    assert _js(script_parts, "(text, type) => parts.rawRequest(text, type)", text, type_) \
+        == {"body": text, "type": type_}
+
+
+def test_page_script_raw_box_sends_multipart_fields_from_urlencoded_text(script_parts):
+    fields = _js(script_parts, """(text) => {
+        const request = parts.rawRequest(text, "multipart/form-data");
+        return [request.type, request.body instanceof FormData, [...request.body]];
+    }""", "a=1&b=%40%2Fetc%2Fpasswd&a=two+words&c=&=d")
+    assert fields == ["multipart/form-data", True,
+                      [["a", "1"], ["b", "@/etc/passwd"], ["a", "two words"], ["c", ""], ["", "d"]]]
+
+
+# (kind, text, checked, null box checked, blank field, JSON sent or None for left out)
+FIELDS = [
+    ("string", 'say "hi"\n', False, False, False, '"say \\"hi\\"\\n"'),
+    ("string", "", False, False, False, '""'), ("string", "", False, False, True, None),
+    ("null", "now text", False, False, False, '"now text"'),
+    ("string", "x", False, True, False, "null"), ("json", "{}", False, True, True, "null"),
+    ("boolean", "", True, False, False, "true"), ("boolean", "", False, False, True, "false"),
+    ("number", " 12.50 ", False, False, False, "12.50"),
+    ("number", "9007199254740993", False, False, False, "9007199254740993"),
+    ("number", "-1e400", False, False, False, "-1e400"),
+    ("json", '{"a": 2.0, "a": [1e400]}', False, False, False, '{"a": 2.0, "a": [1e400]}'),
+]
+
+
+@pytest.mark.parametrize("kind, text, checked, null, blank, sent", FIELDS)
+def test_page_script_form_fields_are_sent_as_json_losing_nothing(
+        script_parts, kind, text, checked, null, blank, sent):
+    assert _js(script_parts, "(...field) => parts.fieldJSON(...field)",
+               kind, text, checked, null, blank) == sent
+
+
+@pytest.mark.parametrize("kind, text, message", [
+    ("number", "2,5", "a number such as 12 or 2.5 is expected"),
+    ("number", "0x10", "a number such as 12 or 2.5 is expected"),
+    ("number", "NaN", "a number such as 12 or 2.5 is expected"),
+    ("json", "{a: 1}", "JSON: a key expected at 1"),
+    ("json", "[1,]", "JSON: a value expected at 3"),
+])
+def test_page_script_form_fields_refuse_what_their_kind_cannot_take(script_parts, kind, text,
+                                                                    message):
+    assert _js(script_parts, """(kind, text) => {
+        try { return parts.fieldJSON(kind, text, false, false, false); }
+        catch (error) { return error.message; }
+    }""", kind, text) == message
+
+
+def _shell_words(command):
+    """The words a POSIX shell reads in a curl command, as curl would get them."""
+    assert command.startswith("curl ")
+    done = subprocess.run(["sh", "-c", "printf '%s\\0' " + command[len("curl "):]],
+                          stdout=subprocess.PIPE, check=True)
+    return done.stdout.decode("utf-8").split("\0")[:-1]
+
+
+CURL_TEXT = "it's \"quoted\" $HOME `id` \\ \u00e9\nsecond line\n"
+
+
+def test_page_script_curl_quotes_every_word_for_the_shell(script_parts):
+    command = _js(script_parts, """(text) => parts.curlCommand("PUT", "http://h.test/a?b='c'",
+        {"Accept": "application/json", "X-Note": text}, text, "text/plain")""", CURL_TEXT)
+    assert _shell_words(command) == [
+        "-X", "PUT", "http://h.test/a?b='c'", "-H", "Accept: application/json",
+        "-H", "X-Note: " + CURL_TEXT, "-H", "Content-Type: text/plain",
+        "--data-binary", CURL_TEXT]
+    assert _js(script_parts, "(text) => parts.shellQuote(text)", "it's") == "'it'\\''s'"
+
+
+def test_page_script_curl_of_a_get_has_no_method_and_no_body(script_parts):
+    assert _js(script_parts, """() => parts.curlCommand("GET", "http://h.test/",
+        {"Accept": "application/json"}, undefined, undefined)""") \
+        == "curl 'http://h.test/' -H 'Accept: application/json'"
+
+
+def test_page_script_curl_sends_form_fields_as_strings_not_files(script_parts):
+    command = _js(script_parts, """() => {
+        const request = parts.rawRequest("file=%40%2Fetc%2Fpasswd&note=%3Cin&a=it's",
+                                         "multipart/form-data");
+        return parts.curlCommand("POST", "http://h.test/", {}, request.body, request.type);
+    }""")
+    assert "Content-Type" not in command  # curl writes it, with the boundary
+    assert _shell_words(command) == ["-X", "POST", "http://h.test/",
+                                     "--form-string", "file=@/etc/passwd",
+                                     "--form-string", "note=<in", "--form-string", "a=it's"]
+
+
+@pytest.mark.parametrize("name, value, problem", [
+    ("Authorization", "Bearer s3cret", ""), ("X-Tab", "a\tb", ""),
+    ("x-latin-1", "caf\u00e9 \u00a0\u00ff", ""), ("!#$%&'*+.^_`|~09az-", "", ""),
+    ("X Token", "1", "A header name is"), ("X-T\u00f8ken", "1", "A header name is"),
+    ("", "1", "A header name is"), ("X:Y", "1", "A header name is"),
+    ("Cookie", "a=1", "Browsers do not let a page send Cookie."),
+    ("cookie2", "a", "Browsers do not let a page send cookie2."),
+    ("Host", "evil.test", "Browsers do not let a page send Host."),
+    ("Content-Length", "1", "Browsers do not let a page send"),
+    ("Proxy-Authorization", "x", "Browsers do not let a page send"),
+    ("Sec-Fetch-Site", "same-origin", "Browsers do not let a page send"),
+    ("X-Euro", "\u20ac", "This value has a character"), ("X-Emoji", "\U0001f600", "This value"),
+    ("X-Newline", "a\nb", "This value has"), ("X-Return", "a\rb", "This value has"),
+    ("X-Nul", "a\0b", "This value has"), ("X-Del", "a\x7fb", "This value has"),
+    ("X-Escape", "\x1b[31m", "This value has"),
+])
+def test_page_script_refuses_headers_a_browser_would_not_send(script_parts, name, value,
+                                                               problem):
+    found, sendable = _js(script_parts, """(name, value) => {
+        let sendable = true;
+        try { new Headers([[name, value]]); } catch { sendable = false; }
+        return [parts.headerProblem(name, value), sendable];
+    }""", name, value)
+    assert found.startswith(problem) and bool(found) == bool(problem)
+    assert sendable or found  # what the page lets through, fetch() sends
+
+
+# Text around URLs: the server links them in the body's text (_URL_RE, on the escaped text),
+# the script in the tree's strings (URL_IN_TEXT, on the text); both must find the same.
+URL_TEXTS = [
+    "see http://x.test/a.", "(http://x.test/wiki/A_(b))", "http://x.test/wiki/A_(b)_c",
+    "http://x.test/a)", "http://x.test/(a", "[http://x.test/a]", "http://x.test/a?!",
+    "http://x.test/a?b=1&c=2", "http://x.test/a&amp;b", "x&amp;http://x.test/&lt;a&gt;",
+    "'http://x.test/a'", 'say "http://x.test/a" then', "http://x.test/it's",
+    "<http://x.test/a>", "http://x.test/a<b>c", "http://x.test/a\\b",
+    "http://例え.テスト/パス?q=値&r=é", "https://x.test/a, and http://y.test/b!",
+    "http://x.test/a\tb\nhttps://y.test/", "http://", "ftp://x.test/ javascript:alert(1)",
+    "http://x.test/a;b:c,d.e", "http://x.test/%20(x)(y)z.",
+]
+
+
+def test_page_script_finds_the_urls_the_server_links(script_parts):
+    import html as html_module
+    server = [[html_module.unescape(url) for url in
+               flask_api._URL_RE.findall(flask_api._escape_text(text))] for text in URL_TEXTS]
+    script = _js(script_parts, """(texts) => texts.map((text) =>
+        [...text.matchAll(parts.URL_IN_TEXT)].map((found) => found[0]))""", URL_TEXTS)
+    assert script == server
+    assert server[1] == ["http://x.test/wiki/A_(b)"] and server[0] == ["http://x.test/a"]
+
+
+# ---------------------------------------------------------------------------
 # Real servers: gunicorn
 # Workers and masters sharing one store, killed mid-write, and their memory.
 # ---------------------------------------------------------------------------

@@ -121,7 +121,7 @@ class Answer:
             if content_type.startswith("application/json"):
                 return json.loads(text)
             if content_type.startswith("text/html"):
-                panel = re.search(r'<pre class="response">(.*?)</pre>', text, re.S)
+                panel = re.search(r'<pre class="response"[^>]*>(.*?)</pre>', text, re.S)
                 shown = html.unescape(re.sub(r"<[^>]*>", "", panel.group(1))) if panel else ""
                 return json.loads(shown.split("\n\n", 2)[2])
         except (ValueError, IndexError):
