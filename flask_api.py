@@ -2675,7 +2675,7 @@ _PAGE_STYLE = r"""
   --accent: #0a5cc2; --ok: #137a39; --err: #b3261e; --mark: #fff1a8; }
 @media (prefers-color-scheme: dark) { :root { --bg: #101318; --fg: #e4e8ee; --muted: #9ba4b1;
   --line: #2b313b; --panel: #181c23; --accent: #73b4ff; --ok: #52d083; --err: #ff8a80;
-  --mark: #5c4d00; } }
+  --mark: #403500; } }
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--bg); color: var(--fg);
   font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }

@@ -7387,6 +7387,46 @@ def test_page_script_finds_the_urls_the_server_links(script_parts):
 
 
 # ---------------------------------------------------------------------------
+# Accessibility (#30)
+# WCAG 2.2 AA on every state of the page: axe-core finds nothing, contrast holds by computation,
+# the keyboard alone does the common tasks, and focus goes where the result is.
+# ---------------------------------------------------------------------------
+
+def _theme_colours(dark):
+    """The style's colour custom properties, {name: (r, g, b)}, in the light or dark theme."""
+    light, _, rest = flask_api._PAGE_STYLE.partition("@media (prefers-color-scheme: dark)")
+    found = re.findall(r"--([a-z]+): #([0-9a-f]{6}|[0-9a-f]{3})\b", light)
+    if dark:
+        found += re.findall(r"--([a-z]+): #([0-9a-f]{6}|[0-9a-f]{3})\b", rest.split("} }")[0])
+    full = {name: "".join(c * 2 for c in value) if len(value) == 3 else value
+            for name, value in found}
+    return {name: tuple(int(value[at:at + 2], 16) for at in (0, 2, 4))
+            for name, value in full.items()}
+
+
+def _contrast(one, other):
+    """WCAG 2's contrast ratio of two sRGB colours, from their relative luminances."""
+    def luminance(rgb):
+        linear = [c / 255 / 12.92 if c / 255 <= 0.04045 else ((c / 255 + 0.055) / 1.055) ** 2.4
+                  for c in rgb]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    darker, lighter = sorted([luminance(one), luminance(other)])
+    return (lighter + 0.05) / (darker + 0.05)
+
+
+@pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
+def test_every_text_colour_has_4_5_to_1_on_every_background_it_can_sit_on(dark):
+    colours = _theme_colours(dark)
+    assert set(colours) == {"bg", "fg", "muted", "line", "panel", "accent", "ok", "err", "mark"}
+    # text: the page's, muted hints and keys, links and numbers, statuses and strings, errors;
+    # backgrounds: the page, panels (header, response, buttons), the filter's highlight
+    ratios = {(text, ground): round(_contrast(colours[text], colours[ground]), 2)
+              for text in ("fg", "muted", "accent", "ok", "err")
+              for ground in ("bg", "panel", "mark")}
+    assert {pair: ratio for pair, ratio in ratios.items() if ratio < 4.5} == {}
+
+
+# ---------------------------------------------------------------------------
 # Real servers: gunicorn
 # Workers and masters sharing one store, killed mid-write, and their memory.
 # ---------------------------------------------------------------------------
