@@ -2733,7 +2733,7 @@ pre.curl { user-select: all; }
 /* The body's JSON tree */
 .json-tree pre.response > .body { display: none; }
 .refetch body { visibility: hidden; }
-.tree { display: block; padding-left: 1.4em; }
+.tree { display: block; padding-left: 24px; }
 .tree .line { display: block; }
 .tree .kids { display: none; padding-left: 2ch; }
 .tree .open > .kids { display: block; }
@@ -2741,8 +2741,9 @@ pre.curl { user-select: all; }
 .tree .more::after { content: attr(data-more); color: var(--muted); }
 .tree .range::before { content: attr(data-range); color: var(--muted); }
 .tree .index::before { content: "[" attr(data-index) "] "; color: var(--muted); }
-.tree .fold { border: 0; background: none; padding: 0; margin-left: -1.4em; width: 1.4em;
-  font-weight: 400; color: var(--muted); }
+/* fold buttons 24 px square (WCAG 2.5.8), so a line with one is 24 px high */
+.tree .fold { border: 0; background: none; padding: 0; margin-left: -24px; width: 24px;
+  height: 24px; vertical-align: top; font-weight: 400; color: var(--muted); }
 .tree .fold::before { content: "\25B8"; }
 .tree .open > .fold::before { content: "\25BE"; }
 .tree .k { color: var(--fg); font-weight: 600; }

@@ -7392,6 +7392,99 @@ def test_page_script_finds_the_urls_the_server_links(script_parts):
 # the keyboard alone does the common tasks, and focus goes where the result is.
 # ---------------------------------------------------------------------------
 
+_AXE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "node_modules", "axe-core",
+                    "axe.min.js")
+_AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
+
+
+def _a11y_app():
+    """Things to list, read, send every method to (DELETE answers 204), a POST-only URL for a
+    405, and 5,000 items for a big list."""
+    app = FlaskAPI(__name__)
+    things = {key: {"key": key, "text": "thing {}".format(key), "done": key == 1}
+              for key in range(3)}
+    big = _big_items(5000)
+
+    @app.route("/", methods=["GET", "POST"])
+    def a11y_list():
+        """The things. `POST` one."""
+        if request.method == "POST":
+            things[len(things)] = dict(request.data, key=len(things))
+            return things[len(things) - 1], 201
+        return [dict(thing, url=url_for("a11y_thing", key=key, _external=True))
+                for key, thing in things.items()]
+
+    @app.route("/<int:key>/", methods=["GET", "PUT", "PATCH", "DELETE"])
+    def a11y_thing(key):
+        """One thing."""
+        if request.method == "DELETE":
+            things.pop(key, None)
+            return None, 204
+        if key not in things:
+            raise flask_api.NotFound()
+        if request.method in ("PUT", "PATCH"):
+            things[key].update(request.data)
+        return things[key]
+
+    app.add_url_rule("/post-only/", "post_only", lambda: {"ok": True}, methods=["POST"])
+    app.add_url_rule("/big/", "big", lambda: big)
+    return app
+
+
+@pytest.fixture
+def a11y_site(live_site):
+    return live_site.serve(_a11y_app())
+
+
+def _axe(tab):
+    """axe-core's violations on the page as it is now, at any impact: [(rule, [targets])]."""
+    if not os.path.exists(_AXE):
+        _missing("REQUIRE_BROWSER", "the accessibility tests need axe-core: npm ci")
+    if not tab.evaluate("typeof axe !== 'undefined'"):
+        tab.evaluate(_read(_AXE))  # CDP evaluation: the page's CSP stays
+    return tab.evaluate("""(tags) => axe.run(document, {runOnly: {type: "tag", values: tags},
+        resultTypes: ["violations"]}).then((result) => result.violations.map((rule) =>
+        [rule.id, rule.nodes.map((node) => node.target.join(" ")).slice(0, 5)]))""", _AXE_TAGS)
+
+
+def _send(tab, method):
+    """Send a request from the page's form (or its DELETE button) and wait for its answer."""
+    if method == "DELETE":
+        tab.once("dialog", lambda dialog: dialog.accept())
+    if method == "GET":
+        tab.locator(".bar a.button", has_text="GET").first.click()
+    else:
+        tab.get_by_role("button", name=method, exact=True).click()
+    _expect(tab.locator("pre.response")).to_contain_text(method + " /")
+
+
+def _fold_all(tab):
+    tab.get_by_role("button", name="Fold all", exact=True).click()
+
+
+# (name, path, what to do there): every state of the page a user meets
+_A11Y_STATES = {
+    "list": ("/", None),
+    "detail": ("/0/", None),
+    "error 404": ("/9/", None),
+    "error 405": ("/post-only/", None),
+    "after GET": ("/0/", lambda tab: _send(tab, "GET")),
+    "after POST": ("/", lambda tab: _send(tab, "POST")),
+    "after PUT": ("/0/", lambda tab: _send(tab, "PUT")),
+    "after PATCH": ("/0/", lambda tab: _send(tab, "PATCH")),
+    "after DELETE (204)": ("/2/", lambda tab: _send(tab, "DELETE")),
+    "headers panel open": ("/", lambda tab: _add_header(tab, "X-Token", "abc")),
+    "query panel open": ("/?page=2", None),
+    "Raw tab": ("/0/", _raw_tab),
+    "tree folded": ("/", _fold_all),
+    "tree filtered": ("/", lambda tab: (
+        tab.get_by_label("Filter keys and values").fill("thing"),
+        _expect(tab.locator(".tree-tools [role=status]")).to_contain_text("match"))),
+    "big list": ("/big/", None),
+    "big list folded": ("/big/", _fold_all),
+}
+
+
 def _theme_colours(dark):
     """The style's colour custom properties, {name: (r, g, b)}, in the light or dark theme."""
     light, _, rest = flask_api._PAGE_STYLE.partition("@media (prefers-color-scheme: dark)")
@@ -7424,6 +7517,51 @@ def test_every_text_colour_has_4_5_to_1_on_every_background_it_can_sit_on(dark):
               for text in ("fg", "muted", "accent", "ok", "err")
               for ground in ("bg", "panel", "mark")}
     assert {pair: ratio for pair, ratio in ratios.items() if ratio < 4.5} == {}
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("state", sorted(_A11Y_STATES))
+def test_axe_finds_nothing_on_any_state_of_the_page(chromium, a11y_site, state, theme):
+    path, action = _A11Y_STATES[state]
+    tab = _new_tab(chromium, a11y_site)
+    try:
+        tab.emulate_media(color_scheme=theme)
+        csp = tab.goto(path).headers["content-security-policy"]
+        if action:
+            action(tab)
+        assert _axe(tab) == []
+        assert "unsafe" not in csp and tab.evaluate("""() => fetch(location.href, {headers:
+            {Accept: "text/html"}}).then((r) => r.headers.get("Content-Security-Policy"))""") == csp
+    finally:
+        tab.context.close()
+
+
+def test_the_trees_fold_buttons_are_24_px_targets_on_a_big_folded_list(chromium, a11y_site):
+    tab = _new_tab(chromium, a11y_site)
+    try:
+        tab.goto("/big/")
+        tab.get_by_role("button", name="Fold all", exact=True).click()
+        tab.locator(".tree > .line > .kids > .line").first.wait_for()
+        sizes = tab.evaluate("""() => [...document.querySelectorAll(".tree button.fold")]
+            .map((button) => button.getBoundingClientRect())
+            .map((box) => [Math.min(box.width, box.height), box.top])""")
+        assert len(sizes) == 51  # the list's and its 50 groups'
+        assert min(side for side, top in sizes) >= 24
+        tops = sorted(top for side, top in sizes)
+        assert min(b - a for a, b in zip(tops, tops[1:])) >= 24
+    finally:
+        tab.context.close()
+
+
+@pytest.mark.parametrize("path", ["/", "/0/", "/big/"])
+def test_axe_finds_nothing_on_a_phone(chromium, a11y_site, path):
+    tab = _new_tab(chromium, a11y_site, viewport={"width": 390, "height": 844}, is_mobile=True,
+                   has_touch=True)
+    try:
+        tab.goto(path)
+        assert _axe(tab) == []
+    finally:
+        tab.context.close()
 
 
 # ---------------------------------------------------------------------------
