@@ -2711,6 +2711,8 @@ main { padding-bottom: 2rem; }
 label { display: block; font-weight: 600; margin: .6rem 0 .25rem; }
 /* The tools the script adds: headers panel, query form, form tabs, curl */
 [hidden] { display: none !important; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden;
+  clip-path: inset(50%); white-space: nowrap; }
 input { font: inherit; color: inherit; background: var(--bg); border: 1px solid var(--line);
   border-radius: 6px; padding: .3rem .5rem; max-width: 100%; }
 details { background: var(--panel); border: 1px solid var(--line); border-radius: 8px;
@@ -2833,12 +2835,12 @@ function panelHeaders(extra) {
   return Object.assign(Object.fromEntries(savedHeaders()), extra);
 }
 
-// Keep new headers (forget them all, for none), then fetch this page again with them.
-function changeHeaders(list) {
+// Keep new headers (forget them all, for none), fetch this page again with them, focus a place.
+function changeHeaders(list, focusOn) {
   if (list.length) sessionStorage.setItem(HEADERS_KEY, JSON.stringify(list));
   else sessionStorage.removeItem(HEADERS_KEY);
   state.headersOpen = true;
-  navigate(window.location.href, false);
+  navigate(window.location.href, false, focusOn);
 }
 
 // The request headers panel: the active headers, a remove button each, add, clear all.
@@ -2849,7 +2851,8 @@ function headersPanel() {
   const rows = list.map((pair, index) => el("li", {}, [
     el("code", {}, [pair[0] + ": " + pair[1]]), " ",
     el("button", {type: "button", "aria-label": "Remove " + pair[0],
-      onclick: () => changeHeaders(list.filter((other, at) => at !== index))}, ["Remove"])]));
+      onclick: () => changeHeaders(list.filter((other, at) => at !== index), "#api-headers summary")
+    }, ["Remove"])]));
   const details = el("details", {ontoggle: () => { state.headersOpen = details.open; }}, [
     el("summary", {}, [list.length ? "Request headers: " + names.join(", ") : "Request headers"]),
     el("p", {class: "hint"}, [list.length ? "Sent with every request this page makes, links " +
@@ -2857,7 +2860,8 @@ function headersPanel() {
       "request this page makes."]),
     el("ul", {"aria-label": "Active request headers"}, rows), addHeaderForm(list)]);
   if (list.length) {
-    details.append(el("button", {type: "button", onclick: () => changeHeaders([])},
+    details.append(el("button", {type: "button",
+      onclick: () => changeHeaders([], "#api-headers summary")},
       ["Clear headers"]));
   }
   details.open = state.headersOpen;
@@ -2877,7 +2881,7 @@ function addHeaderForm(list) {
     problem.textContent = headerProblem(added, value.value);
     if (problem.textContent) return;  // refused here, or every request after would fail
     changeHeaders(list.filter((pair) => pair[0].toLowerCase() !== added.toLowerCase())
-      .concat([[added, value.value]]));
+      .concat([[added, value.value]]), "#api-header-name");
   };
   return el("form", {class: "bar", "aria-label": "Add a request header", onsubmit: add,
     oninput: () => { problem.textContent = ""; }}, [
@@ -2927,7 +2931,7 @@ function isPage(response) {  // the mark is a header, which an uploaded HTML fil
 }
 
 // GET a URL of this site with the panel's headers; push it to the history unless going Back.
-async function navigate(url, push) {
+async function navigate(url, push, focusOn) {
   const turn = ++state.navigation;
   const response = await send("GET", url);
   if (turn !== state.navigation) return;  // the user went on (Back, then Forward) meanwhile
@@ -2936,7 +2940,7 @@ async function navigate(url, push) {
     return;
   }
   if (push) history.pushState(null, "", response ? response.url : url);
-  await show(response);
+  await show(response, focusOn);
 }
 
 // With headers set, a link of this site is followed with fetch, so that they go along.
@@ -3055,20 +3059,46 @@ function queryRow(name, value) {
 
 // ---- The response panel: the request, its status, its headers and its body ----
 
-// Show a response: the API's page replaces this one's body, anything else goes in the panel.
-async function show(response) {
-  if (!response) return;  // a redirect, shown already
-  const text = await response.text();
+// Show a response (none: a redirect, shown already): the API's page replaces this one's body,
+// anything else goes in the panel; then focus goes to it (or focusOn) and it is announced.
+async function show(response, focusOn = "pre.response") {
+  const text = response ? await response.text() : "";
+  const live = document.getElementById("api-live");
   if (text && isPage(response)) {
     const page = new DOMParser().parseFromString(text, "text/html");
     document.title = page.title;
     document.body.replaceWith(document.adoptNode(page.body));
+    if (live) document.body.append(live);  // a new live region would not be read
     enhance();
-    return;
+  } else if (response) {
+    const panel = showPanel(state.sent, "HTTP " + response.status + " " + response.statusText,
+      !response.ok, response.headers, text ? [text] : [el("span", {class: "hint"},
+        ["No content."])]);
+    if (panel && !text) panel.after(wayOn());  // 204 to a DELETE, an empty 200: where to go
   }
-  const panel = showPanel(state.sent, "HTTP " + response.status + " " + response.statusText,
-    !response.ok, response.headers, text ? [text] : [el("span", {class: "hint"}, ["No content."])]);
-  if (panel && !text) panel.after(wayOn());  // 204 to a DELETE, an empty 200: where to go
+  document.documentElement.classList.remove("refetch");  // hidden, it could not take focus
+  showResult(focusOn);
+}
+
+// Focus the result (the response panel, or focusOn), and say its status and size.
+function showResult(focusOn) {
+  const panel = document.querySelector("pre.response"), place = document.querySelector(focusOn);
+  if (!panel || !place) return;
+  if (place === panel) panel.setAttribute("tabindex", "-1");
+  place.focus();
+  const size = panel.querySelector(".tree > .line > .more")?.dataset.more.replace("\u2026 ", "");
+  announce([panel.querySelector(".status")?.textContent, panel.querySelector(".hint")
+    ?.textContent || size].filter(Boolean).join(": "));
+}
+
+// Say something to screen readers, in one polite live region, kept across page swaps.
+function announce(text) {
+  let live = document.getElementById("api-live");
+  if (!live) {
+    live = el("p", {id: "api-live", class: "visually-hidden", role: "status"});
+    document.body.append(live);
+  }
+  live.textContent = text;
 }
 
 // Fill the response panel: the request's line, the status, the headers, then the body's nodes.
@@ -3421,6 +3451,7 @@ async function copied(button, done) {
     await done;
     button.textContent = "Copied";
   } catch { button.textContent = "Not copied"; }
+  announce(button.textContent);
   setTimeout(() => { button.textContent = label; }, 1500);
 }
 

@@ -7553,6 +7553,56 @@ def test_the_trees_fold_buttons_are_24_px_targets_on_a_big_folded_list(chromium,
         tab.context.close()
 
 
+@pytest.mark.parametrize("method, path, said", [
+    ("GET", "/0/", "HTTP 200 OK: 3 keys"), ("POST", "/", "HTTP 201 Created: 2 keys"),
+    ("PUT", "/0/", "HTTP 200 OK: 3 keys"), ("PATCH", "/0/", "HTTP 200 OK: 3 keys"),
+    ("DELETE", "/2/", "HTTP 204 NO CONTENT: No content.")])
+def test_after_a_send_focus_is_on_the_response_and_its_status_is_announced(
+        chromium, a11y_site, method, path, said):
+    tab = _new_tab(chromium, a11y_site)
+    try:
+        tab.goto(path)
+        if method == "GET":  # a plain link, as the browser loads it, unless headers are set
+            _add_header(tab, "X-Token", "abc")
+        _send(tab, method)
+        _expect(tab.locator("pre.response")).to_be_focused()
+        _expect(tab.locator("#api-live[role=status]")).to_have_text(said)
+    finally:
+        tab.context.close()
+
+
+def test_adding_a_header_leaves_focus_in_the_panel_and_a_refetch_on_back_on_the_response(
+        chromium, a11y_site):
+    tab = _new_tab(chromium, a11y_site)
+    try:
+        tab.goto("/")
+        _add_header(tab, "X-Token", "abc")
+        _expect(tab.get_by_label("Header name")).to_be_focused()
+        _expect(tab.locator("#api-live")).to_have_text("HTTP 200 OK: 3 items")
+        tab.locator(".tree a").first.click()  # followed with the header, by fetch
+        _expect(tab.locator("pre.response")).to_contain_text("GET /0/")
+        _expect(tab.locator("pre.response")).to_be_focused()
+        tab.go_back()
+        _expect(tab.locator("pre.response")).to_contain_text("GET /\n")
+        _expect(tab.locator("pre.response")).to_be_focused()
+        tab.reload()
+        _expect(tab.locator("#api-refetched")).to_be_visible()
+        _expect(tab.locator("pre.response")).to_be_focused()
+    finally:
+        tab.context.close()
+
+
+def test_copied_is_announced(chromium, a11y_site):
+    tab = _new_tab(chromium, a11y_site)
+    try:
+        tab.context.grant_permissions(["clipboard-read", "clipboard-write"])
+        tab.goto("/0/")
+        tab.get_by_role("button", name="Copy JSON").click()
+        _expect(tab.locator("#api-live")).to_have_text("Copied")
+    finally:
+        tab.context.close()
+
+
 @pytest.mark.parametrize("path", ["/", "/0/", "/big/"])
 def test_axe_finds_nothing_on_a_phone(chromium, a11y_site, path):
     tab = _new_tab(chromium, a11y_site, viewport={"width": 390, "height": 844}, is_mobile=True,
