@@ -2610,7 +2610,7 @@ _PAGE_MARKUP = r"""{% autoescape true %}<!DOCTYPE html>
 {#- Filled by the script: request headers for every request it sends -#}
 <section id="api-headers" class="tools" aria-label="Request headers" hidden></section>
 
-<div class="bar" aria-label="Requests">
+<div class="bar" role="group" aria-label="Requests">
   {% if "GET" in allowed %}
   <a class="button" href="{{ path }}">GET</a>
   {% if json_url %}<a class="button" href="{{ json_url }}">View as JSON</a>{% endif %}
@@ -3261,20 +3261,21 @@ function jsonTree(model) {
 
 // Show the model from its root, unfolded breadth first up to a number of lines.
 function showTree(tree, model, lines) {
-  const root = treeLine(null, {node: model}, true);
+  const root = treeLine(null, {node: model}, true, "the body");
   tree.replaceChildren(root);
   return unfoldLines(root, lines);
 }
 
-// One line: a fold button for a container, the key (or the index), then the value or brackets.
-function treeLine(key, data, last) {
+// One line: a fold button for a container (named after its key, or label), the key (or the
+// index), then the value or brackets.
+function treeLine(key, data, last, label = "value") {
   const node = data.node, group = data.from !== undefined;
   const container = group || node.type === "object" || node.type === "array";
   const line = el("span", {class: group ? "line group" : "line"});
   state.lines.set(line, data);
   if (container && (group || childCount(data))) {
     const name = key !== null ? key : group ? (node.type === "object" ? "keys " : "items ") +
-      data.from + " to " + (data.to - 1) : "value";
+      data.from + " to " + (data.to - 1) : label;
     line.append(el("button", {type: "button", class: "fold", "aria-expanded": "false",
       "aria-label": "Unfold " + name}));
   }
@@ -3366,7 +3367,7 @@ function childLines(data) {
 function memberLine(node, index, last, labelled) {
   const member = membersOf(node)[index];
   if (node.type === "object") return treeLine(member[0], {node: member[1]}, last);
-  return treeLine(null, labelled ? {node: member, index} : {node: member}, last);
+  return treeLine(null, labelled ? {node: member, index} : {node: member}, last, "item " + index);
 }
 
 // Unfold or fold a line; its children are built the first time it is unfolded.
@@ -3433,7 +3434,7 @@ function treeTools(tree, model) {
       timer = setTimeout(() => { status.textContent = filterTree(tree, model, filter.value); },
         200);
     }});
-  return el("div", {class: "bar tree-tools", "aria-label": "Body"}, [
+  return el("div", {class: "bar tree-tools", role: "group", "aria-label": "Body"}, [
     el("button", {type: "button", onclick: () => {
       showTree(tree, model, 1);
       status.textContent = "";
@@ -3554,22 +3555,35 @@ function formTabs(model) {
       !node.classList.contains("bar")));
   const panel = el("div", {id: "api-fields", role: "tabpanel", "aria-label": "HTML form"},
     fields.entries.map((member, index) => formField(member[0], member[1], index, fields.blank)));
-  const tabs = el("div", {class: "tabs", role: "tablist", onclick: (event) => {
-    const tab = event.target.closest("[role=tab]");
-    if (tab) selectTab(tabs, tab.getAttribute("aria-controls"));
-  }}, [el("button", {type: "button", role: "tab", "aria-controls": "api-fields"}, ["HTML form"]),
+  const tabs = el("div", {class: "tabs", role: "tablist", "aria-label": "Content as",
+    onkeydown: (event) => tabKey(tabs, event), onclick: (event) => {
+      const tab = event.target.closest("[role=tab]");
+      if (tab) selectTab(tabs, tab.getAttribute("aria-controls"));
+    }}, [el("button", {type: "button", role: "tab", "aria-controls": "api-fields"}, ["HTML form"]),
     el("button", {type: "button", role: "tab", "aria-controls": "api-raw"}, ["Raw"])]);
   fieldset.querySelector("legend").after(tabs, panel, raw);
   selectTab(tabs, "api-fields");
 }
 
-// Show one tab's panel, hide the other's.
+// Show one tab's panel, hide the other's; the selected tab is the tablist's one tab stop.
 function selectTab(tabs, id) {
   for (const tab of tabs.children) {
     const selected = tab.getAttribute("aria-controls") === id;
     tab.setAttribute("aria-selected", String(selected));
+    tab.tabIndex = selected ? 0 : -1;
     document.getElementById(tab.getAttribute("aria-controls")).hidden = !selected;
   }
+}
+
+// Arrow keys, Home and End move to another tab and select it (the ARIA tabs pattern).
+function tabKey(tabs, event) {
+  const list = Array.from(tabs.children), at = list.indexOf(event.target);
+  const to = {ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: list.length - 1}[event.key];
+  if (at < 0 || to === undefined) return;
+  event.preventDefault();
+  const tab = list[(to + list.length) % list.length];
+  selectTab(tabs, tab.getAttribute("aria-controls"));
+  tab.focus();
 }
 
 // A labelled input for a value (a box of JSON for an object or array), and a "null" box.

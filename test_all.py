@@ -7603,6 +7603,48 @@ def test_copied_is_announced(chromium, a11y_site):
         tab.context.close()
 
 
+def test_the_form_tabs_are_one_tab_stop_moved_by_arrows_home_and_end(chromium, a11y_site):
+    tab = _new_tab(chromium, a11y_site)
+    try:
+        tab.goto("/0/")
+        form, raw = tab.get_by_role("tab", name="HTML form"), tab.get_by_role("tab", name="Raw")
+        _expect(tab.get_by_role("tablist", name="Content as")).to_be_visible()
+        _expect(form).to_have_attribute("tabindex", "0")
+        _expect(raw).to_have_attribute("tabindex", "-1")
+        form.focus()
+        for key, focused, shown in [("ArrowRight", raw, "#api-raw"), ("ArrowRight", form,
+                                    "#api-fields"), ("End", raw, "#api-raw"),
+                                    ("Home", form, "#api-fields"), ("ArrowLeft", raw, "#api-raw")]:
+            tab.keyboard.press(key)
+            _expect(focused).to_be_focused()
+            _expect(focused).to_have_attribute("aria-selected", "true")
+            _expect(tab.locator(shown)).to_be_visible()
+        tab.keyboard.press("Tab")  # out of the tablist, into the raw panel
+        _expect(tab.get_by_label("Media type")).to_be_focused()
+    finally:
+        tab.context.close()
+
+
+def test_the_pages_labelled_groups_and_fold_buttons_have_roles_names_and_states(
+        chromium, a11y_site):
+    tab = _new_tab(chromium, a11y_site)
+    try:
+        tab.goto("/big/")
+        _expect(tab.get_by_role("group", name="Requests")).to_be_visible()
+        _expect(tab.get_by_role("group", name="Body")).to_be_visible()
+        root = tab.get_by_role("button", name="Fold the body")
+        _expect(root).to_have_attribute("aria-expanded", "true")
+        group = tab.get_by_role("button", name="Unfold items 4900 to 4999")
+        _expect(group).to_have_attribute("aria-expanded", "false")
+        group.click()
+        _expect(tab.get_by_role("button", name="Fold items 4900 to 4999")).to_have_attribute(
+            "aria-expanded", "true")
+        _expect(tab.get_by_role("button", name="Unfold item 4907")).to_have_attribute(
+            "aria-expanded", "false")
+    finally:
+        tab.context.close()
+
+
 @pytest.mark.parametrize("path", ["/", "/0/", "/big/"])
 def test_axe_finds_nothing_on_a_phone(chromium, a11y_site, path):
     tab = _new_tab(chromium, a11y_site, viewport={"width": 390, "height": 844}, is_mobile=True,
