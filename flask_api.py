@@ -2705,7 +2705,8 @@ button.danger { color: var(--err); border-color: var(--err); }
 select { padding: .35rem; max-width: 100%; }
 textarea { width: 100%; min-height: 9rem; padding: .6rem; }
 pre, textarea { font: 14px/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
-fieldset { border: 1px solid var(--line); border-radius: 8px; margin: 0; padding: .5rem 1rem 1rem; }
+fieldset { border: 1px solid var(--line); border-radius: 8px; margin: 0; padding: .5rem 1rem 1rem;
+  min-width: 0; }
 main { padding-bottom: 2rem; }
 .crumbs [aria-current] { color: var(--fg); font-weight: 600; text-decoration: none; }
 label { display: block; font-weight: 600; margin: .6rem 0 .25rem; }
@@ -2768,6 +2769,14 @@ pre.curl { user-select: all; }
   .tree .fold::after { content: ""; position: absolute; inset: -.7rem -.5rem; }
 }
 .field.null > input[type=text]::placeholder { color: var(--muted); }
+/* Windows high contrast: system colours replace the page's, so what only a colour said (the
+   selected tab, the filter's matches) says it with theirs; nothing on the page moves by itself */
+@media (forced-colors: active) {
+  [role=tab][aria-selected=true], .tree .hit > * { forced-color-adjust: none;
+    background: Highlight; color: HighlightText; }
+  .tree .fold { color: ButtonText; }
+}
+@media (prefers-reduced-motion: reduce) { * { scroll-behavior: auto; } }
 """
 
 _PAGE_SCRIPT = r"""

@@ -7645,6 +7645,59 @@ def test_the_pages_labelled_groups_and_fold_buttons_have_roles_names_and_states(
         tab.context.close()
 
 
+def test_forced_colors_keep_focus_rings_fold_glyphs_and_the_selected_tab(chromium, a11y_site):
+    tab = _new_tab(chromium, a11y_site)
+    try:
+        tab.emulate_media(forced_colors="active")
+        tab.goto("/0/")
+        style = """([selector, pseudo]) => { const s = getComputedStyle(
+            document.querySelector(selector), pseudo); return [s.backgroundColor, s.color,
+            s.content, s.outlineStyle, s.outlineWidth]; }"""
+        selected = tab.evaluate(style, ["[role=tab][aria-selected=true]", None])
+        other = tab.evaluate(style, ["[role=tab][aria-selected=false]", None])
+        assert selected[:2] != other[:2]  # told apart by more than a border colour
+        glyph = tab.evaluate(style, [".tree button.fold", "::before"])
+        assert glyph[2] == '"\u25be"' and glyph[1] != tab.evaluate(style, ["body", None])[0]
+        tab.get_by_role("tab", name="HTML form").focus()
+        tab.keyboard.press("ArrowRight")
+        ring = tab.evaluate(style, ["[role=tab][aria-selected=true]", None])
+        assert ring[3] != "none" and ring[4] != "0px"
+    finally:
+        tab.context.close()
+
+
+def test_reduced_motion_nothing_on_the_page_moves_by_itself(chromium, a11y_site):
+    tab = _new_tab(chromium, a11y_site, reduced_motion="reduce")
+    try:
+        tab.goto("/big/")
+        moving = tab.evaluate("""() => [...document.querySelectorAll("*")].filter((node) => {
+            const s = getComputedStyle(node); return s.animationName !== "none" ||
+              s.transitionDuration.split(", ").some((t) => t !== "0s") ||
+              s.scrollBehavior === "smooth"; }).length""")
+        assert moving == 0
+    finally:
+        tab.context.close()
+
+
+@pytest.mark.parametrize("path, action", [("/", None), ("/0/", _raw_tab), ("/big/", _fold_all),
+                                          ("/?page=2", lambda tab: _add_header(tab, "X-A", "b"))])
+def test_at_400_percent_zoom_nothing_scrolls_sideways_but_the_responses_long_lines(
+        chromium, a11y_site, path, action):
+    tab = _new_tab(chromium, a11y_site, viewport={"width": 320, "height": 256})
+    try:
+        tab.goto(path)
+        if action:
+            action(tab)
+        tab.evaluate("document.querySelector('#api-headers details').open = true")
+        wide = tab.evaluate("""() => [...document.querySelectorAll("body *")].filter((node) =>
+            !node.closest("pre") && node.getBoundingClientRect().right > innerWidth + 0.5)
+            .map((node) => node.outerHTML.slice(0, 80))""")
+        assert wide == []
+        assert tab.evaluate("document.documentElement.scrollWidth") <= 320
+    finally:
+        tab.context.close()
+
+
 @pytest.mark.parametrize("path", ["/", "/0/", "/big/"])
 def test_axe_finds_nothing_on_a_phone(chromium, a11y_site, path):
     tab = _new_tab(chromium, a11y_site, viewport={"width": 390, "height": 844}, is_mobile=True,
