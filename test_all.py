@@ -7698,6 +7698,52 @@ def test_at_400_percent_zoom_nothing_scrolls_sideways_but_the_responses_long_lin
         tab.context.close()
 
 
+def _tab_to(tab, selector, most=80):
+    """Press Tab until the focused element matches ``selector``; fail past ``most`` presses."""
+    for _ in range(most):
+        tab.keyboard.press("Tab")
+        if tab.evaluate("(s) => document.activeElement.matches(s)", selector):
+            return
+    raise AssertionError("Tab never reached " + selector)
+
+
+def test_the_keyboard_alone_reads_follows_a_link_adds_a_header_sends_a_put_and_folds(
+        chromium, a11y_site):
+    tab = _new_tab(chromium, a11y_site)
+    try:
+        tab.goto("/")
+        tab.keyboard.press("Tab")  # read: from the top, the site's name first
+        _expect(tab.locator("a.brand")).to_be_focused()
+        _tab_to(tab, ".tree a[href$='/0/']")  # follow a link in the body
+        tab.keyboard.press("Enter")
+        _expect(tab.locator("h1")).to_have_text("A11y Thing")
+        _tab_to(tab, "#api-headers summary")  # add a header
+        tab.keyboard.press("Enter")
+        tab.keyboard.press("Tab")
+        _expect(tab.get_by_label("Header name")).to_be_focused()
+        tab.keyboard.type("X-Token")
+        tab.keyboard.press("Tab")
+        tab.keyboard.type("abc")
+        tab.keyboard.press("Enter")
+        _expect(tab.locator("#api-headers summary")).to_contain_text("X-Token")
+        _expect(tab.get_by_label("Header name")).to_be_focused()
+        _tab_to(tab, "#api-field-2")  # send a PUT: the "text" field of the HTML form
+        tab.keyboard.press("ControlOrMeta+a")
+        tab.keyboard.type("typed")
+        _tab_to(tab, "button[value=PUT]")
+        tab.keyboard.press("Enter")
+        _expect(tab.locator("pre.response")).to_be_focused()
+        _expect(tab.locator("pre.response")).to_contain_text('"typed"')
+        tab.keyboard.press("Tab")  # fold the tree: its first button is next
+        fold = tab.locator(".tree > .line > button.fold")
+        _expect(fold).to_be_focused()
+        tab.keyboard.press("Enter")
+        _expect(fold).to_have_attribute("aria-expanded", "false")
+        _expect(fold).to_be_focused()
+    finally:
+        tab.context.close()
+
+
 @pytest.mark.parametrize("path", ["/", "/0/", "/big/"])
 def test_axe_finds_nothing_on_a_phone(chromium, a11y_site, path):
     tab = _new_tab(chromium, a11y_site, viewport={"width": 390, "height": 844}, is_mobile=True,
