@@ -3564,7 +3564,7 @@ function formTabs(model) {
       !node.classList.contains("bar")));
   const panel = el("div", {id: "api-fields", role: "tabpanel", "aria-label": "HTML form"},
     fields.entries.map((member, index) => formField(member[0], member[1], index, fields.blank)));
-  const tabs = el("div", {class: "tabs", role: "tablist", "aria-label": "Content as",
+  const tabs = el("div", {class: "tabs", role: "tablist", "aria-label": "Edit as",
     onkeydown: (event) => tabKey(tabs, event), onclick: (event) => {
       const tab = event.target.closest("[role=tab]");
       if (tab) selectTab(tabs, tab.getAttribute("aria-controls"));

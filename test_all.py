@@ -7608,7 +7608,7 @@ def test_the_form_tabs_are_one_tab_stop_moved_by_arrows_home_and_end(chromium, a
     try:
         tab.goto("/0/")
         form, raw = tab.get_by_role("tab", name="HTML form"), tab.get_by_role("tab", name="Raw")
-        _expect(tab.get_by_role("tablist", name="Content as")).to_be_visible()
+        _expect(tab.get_by_role("tablist", name="Edit as")).to_be_visible()
         _expect(form).to_have_attribute("tabindex", "0")
         _expect(raw).to_have_attribute("tabindex", "-1")
         form.focus()
