@@ -2776,7 +2776,6 @@ pre.curl { user-select: all; }
     background: Highlight; color: HighlightText; }
   .tree .fold { color: ButtonText; }
 }
-@media (prefers-reduced-motion: reduce) { * { scroll-behavior: auto; } }
 """
 
 _PAGE_SCRIPT = r"""
