@@ -2610,7 +2610,7 @@ _PAGE_MARKUP = r"""{% autoescape true %}<!DOCTYPE html>
 {#- Filled by the script: request headers for every request it sends -#}
 <section id="api-headers" class="tools" aria-label="Request headers" hidden></section>
 
-<div class="bar" aria-label="Requests">
+<div class="bar" role="group" aria-label="Requests">
   {% if "GET" in allowed %}
   <a class="button" href="{{ path }}">GET</a>
   {% if json_url %}<a class="button" href="{{ json_url }}">View as JSON</a>{% endif %}
@@ -2675,7 +2675,7 @@ _PAGE_STYLE = r"""
   --accent: #0a5cc2; --ok: #137a39; --err: #b3261e; --mark: #fff1a8; }
 @media (prefers-color-scheme: dark) { :root { --bg: #101318; --fg: #e4e8ee; --muted: #9ba4b1;
   --line: #2b313b; --panel: #181c23; --accent: #73b4ff; --ok: #52d083; --err: #ff8a80;
-  --mark: #5c4d00; } }
+  --mark: #403500; } }
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--bg); color: var(--fg);
   font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
@@ -2705,12 +2705,15 @@ button.danger { color: var(--err); border-color: var(--err); }
 select { padding: .35rem; max-width: 100%; }
 textarea { width: 100%; min-height: 9rem; padding: .6rem; }
 pre, textarea { font: 14px/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
-fieldset { border: 1px solid var(--line); border-radius: 8px; margin: 0; padding: .5rem 1rem 1rem; }
+fieldset { border: 1px solid var(--line); border-radius: 8px; margin: 0; padding: .5rem 1rem 1rem;
+  min-width: 0; }
 main { padding-bottom: 2rem; }
 .crumbs [aria-current] { color: var(--fg); font-weight: 600; text-decoration: none; }
 label { display: block; font-weight: 600; margin: .6rem 0 .25rem; }
 /* The tools the script adds: headers panel, query form, form tabs, curl */
 [hidden] { display: none !important; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden;
+  clip-path: inset(50%); white-space: nowrap; }
 input { font: inherit; color: inherit; background: var(--bg); border: 1px solid var(--line);
   border-radius: 6px; padding: .3rem .5rem; max-width: 100%; }
 details { background: var(--panel); border: 1px solid var(--line); border-radius: 8px;
@@ -2733,7 +2736,7 @@ pre.curl { user-select: all; }
 /* The body's JSON tree */
 .json-tree pre.response > .body { display: none; }
 .refetch body { visibility: hidden; }
-.tree { display: block; padding-left: 1.4em; }
+.tree { display: block; padding-left: 24px; }
 .tree .line { display: block; }
 .tree .kids { display: none; padding-left: 2ch; }
 .tree .open > .kids { display: block; }
@@ -2741,8 +2744,9 @@ pre.curl { user-select: all; }
 .tree .more::after { content: attr(data-more); color: var(--muted); }
 .tree .range::before { content: attr(data-range); color: var(--muted); }
 .tree .index::before { content: "[" attr(data-index) "] "; color: var(--muted); }
-.tree .fold { border: 0; background: none; padding: 0; margin-left: -1.4em; width: 1.4em;
-  font-weight: 400; color: var(--muted); }
+/* fold buttons 24 px square (WCAG 2.5.8), so a line with one is 24 px high */
+.tree .fold { border: 0; background: none; padding: 0; margin-left: -24px; width: 24px;
+  height: 24px; vertical-align: top; font-weight: 400; color: var(--muted); }
 .tree .fold::before { content: "\25B8"; }
 .tree .open > .fold::before { content: "\25BE"; }
 .tree .k { color: var(--fg); font-weight: 600; }
@@ -2765,6 +2769,13 @@ pre.curl { user-select: all; }
   .tree .fold::after { content: ""; position: absolute; inset: -.7rem -.5rem; }
 }
 .field.null > input[type=text]::placeholder { color: var(--muted); }
+/* Windows high contrast: system colours replace the page's, so what only a colour said (the
+   selected tab, the filter's matches) says it with theirs; nothing on the page moves by itself */
+@media (forced-colors: active) {
+  [role=tab][aria-selected=true], .tree .hit > * { forced-color-adjust: none;
+    background: Highlight; color: HighlightText; }
+  .tree .fold { color: ButtonText; }
+}
 """
 
 _PAGE_SCRIPT = r"""
@@ -2832,12 +2843,12 @@ function panelHeaders(extra) {
   return Object.assign(Object.fromEntries(savedHeaders()), extra);
 }
 
-// Keep new headers (forget them all, for none), then fetch this page again with them.
-function changeHeaders(list) {
+// Keep new headers (forget them all, for none), fetch this page again with them, focus a place.
+function changeHeaders(list, focusOn) {
   if (list.length) sessionStorage.setItem(HEADERS_KEY, JSON.stringify(list));
   else sessionStorage.removeItem(HEADERS_KEY);
   state.headersOpen = true;
-  navigate(window.location.href, false);
+  navigate(window.location.href, false, focusOn);
 }
 
 // The request headers panel: the active headers, a remove button each, add, clear all.
@@ -2848,7 +2859,8 @@ function headersPanel() {
   const rows = list.map((pair, index) => el("li", {}, [
     el("code", {}, [pair[0] + ": " + pair[1]]), " ",
     el("button", {type: "button", "aria-label": "Remove " + pair[0],
-      onclick: () => changeHeaders(list.filter((other, at) => at !== index))}, ["Remove"])]));
+      onclick: () => changeHeaders(list.filter((other, at) => at !== index), "#api-headers summary")
+    }, ["Remove"])]));
   const details = el("details", {ontoggle: () => { state.headersOpen = details.open; }}, [
     el("summary", {}, [list.length ? "Request headers: " + names.join(", ") : "Request headers"]),
     el("p", {class: "hint"}, [list.length ? "Sent with every request this page makes, links " +
@@ -2856,7 +2868,8 @@ function headersPanel() {
       "request this page makes."]),
     el("ul", {"aria-label": "Active request headers"}, rows), addHeaderForm(list)]);
   if (list.length) {
-    details.append(el("button", {type: "button", onclick: () => changeHeaders([])},
+    details.append(el("button", {type: "button",
+      onclick: () => changeHeaders([], "#api-headers summary")},
       ["Clear headers"]));
   }
   details.open = state.headersOpen;
@@ -2876,7 +2889,7 @@ function addHeaderForm(list) {
     problem.textContent = headerProblem(added, value.value);
     if (problem.textContent) return;  // refused here, or every request after would fail
     changeHeaders(list.filter((pair) => pair[0].toLowerCase() !== added.toLowerCase())
-      .concat([[added, value.value]]));
+      .concat([[added, value.value]]), "#api-header-name");
   };
   return el("form", {class: "bar", "aria-label": "Add a request header", onsubmit: add,
     oninput: () => { problem.textContent = ""; }}, [
@@ -2926,7 +2939,7 @@ function isPage(response) {  // the mark is a header, which an uploaded HTML fil
 }
 
 // GET a URL of this site with the panel's headers; push it to the history unless going Back.
-async function navigate(url, push) {
+async function navigate(url, push, focusOn) {
   const turn = ++state.navigation;
   const response = await send("GET", url);
   if (turn !== state.navigation) return;  // the user went on (Back, then Forward) meanwhile
@@ -2935,7 +2948,7 @@ async function navigate(url, push) {
     return;
   }
   if (push) history.pushState(null, "", response ? response.url : url);
-  await show(response);
+  await show(response, focusOn);
 }
 
 // With headers set, a link of this site is followed with fetch, so that they go along.
@@ -3054,20 +3067,46 @@ function queryRow(name, value) {
 
 // ---- The response panel: the request, its status, its headers and its body ----
 
-// Show a response: the API's page replaces this one's body, anything else goes in the panel.
-async function show(response) {
-  if (!response) return;  // a redirect, shown already
-  const text = await response.text();
+// Show a response (none: a redirect, shown already): the API's page replaces this one's body,
+// anything else goes in the panel; then focus goes to it (or focusOn) and it is announced.
+async function show(response, focusOn = "pre.response") {
+  const text = response ? await response.text() : "";
+  const live = document.getElementById("api-live");
   if (text && isPage(response)) {
     const page = new DOMParser().parseFromString(text, "text/html");
     document.title = page.title;
     document.body.replaceWith(document.adoptNode(page.body));
+    if (live) document.body.append(live);  // a new live region would not be read
     enhance();
-    return;
+  } else if (response) {
+    const panel = showPanel(state.sent, "HTTP " + response.status + " " + response.statusText,
+      !response.ok, response.headers, text ? [text] : [el("span", {class: "hint"},
+        ["No content."])]);
+    if (panel && !text) panel.after(wayOn());  // 204 to a DELETE, an empty 200: where to go
   }
-  const panel = showPanel(state.sent, "HTTP " + response.status + " " + response.statusText,
-    !response.ok, response.headers, text ? [text] : [el("span", {class: "hint"}, ["No content."])]);
-  if (panel && !text) panel.after(wayOn());  // 204 to a DELETE, an empty 200: where to go
+  document.documentElement.classList.remove("refetch");  // hidden, it could not take focus
+  showResult(focusOn);
+}
+
+// Focus the result (the response panel, or focusOn), and say its status and size.
+function showResult(focusOn) {
+  const panel = document.querySelector("pre.response"), place = document.querySelector(focusOn);
+  if (!panel || !place) return;
+  if (place === panel) panel.setAttribute("tabindex", "-1");
+  place.focus();
+  const size = panel.querySelector(".tree > .line > .more")?.dataset.more.replace("\u2026 ", "");
+  announce([panel.querySelector(".status")?.textContent, panel.querySelector(".hint")
+    ?.textContent || size].filter(Boolean).join(": "));
+}
+
+// Say something to screen readers, in one polite live region, kept across page swaps.
+function announce(text) {
+  let live = document.getElementById("api-live");
+  if (!live) {
+    live = el("p", {id: "api-live", class: "visually-hidden", role: "status"});
+    document.body.append(live);
+  }
+  live.textContent = text;
 }
 
 // Fill the response panel: the request's line, the status, the headers, then the body's nodes.
@@ -3230,20 +3269,21 @@ function jsonTree(model) {
 
 // Show the model from its root, unfolded breadth first up to a number of lines.
 function showTree(tree, model, lines) {
-  const root = treeLine(null, {node: model}, true);
+  const root = treeLine(null, {node: model}, true, "the body");
   tree.replaceChildren(root);
   return unfoldLines(root, lines);
 }
 
-// One line: a fold button for a container, the key (or the index), then the value or brackets.
-function treeLine(key, data, last) {
+// One line: a fold button for a container (named after its key, or label), the key (or the
+// index), then the value or brackets.
+function treeLine(key, data, last, label = "value") {
   const node = data.node, group = data.from !== undefined;
   const container = group || node.type === "object" || node.type === "array";
   const line = el("span", {class: group ? "line group" : "line"});
   state.lines.set(line, data);
   if (container && (group || childCount(data))) {
     const name = key !== null ? key : group ? (node.type === "object" ? "keys " : "items ") +
-      data.from + " to " + (data.to - 1) : "value";
+      data.from + " to " + (data.to - 1) : label;
     line.append(el("button", {type: "button", class: "fold", "aria-expanded": "false",
       "aria-label": "Unfold " + name}));
   }
@@ -3335,7 +3375,7 @@ function childLines(data) {
 function memberLine(node, index, last, labelled) {
   const member = membersOf(node)[index];
   if (node.type === "object") return treeLine(member[0], {node: member[1]}, last);
-  return treeLine(null, labelled ? {node: member, index} : {node: member}, last);
+  return treeLine(null, labelled ? {node: member, index} : {node: member}, last, "item " + index);
 }
 
 // Unfold or fold a line; its children are built the first time it is unfolded.
@@ -3402,7 +3442,7 @@ function treeTools(tree, model) {
       timer = setTimeout(() => { status.textContent = filterTree(tree, model, filter.value); },
         200);
     }});
-  return el("div", {class: "bar tree-tools", "aria-label": "Body"}, [
+  return el("div", {class: "bar tree-tools", role: "group", "aria-label": "Body"}, [
     el("button", {type: "button", onclick: () => {
       showTree(tree, model, 1);
       status.textContent = "";
@@ -3420,6 +3460,7 @@ async function copied(button, done) {
     await done;
     button.textContent = "Copied";
   } catch { button.textContent = "Not copied"; }
+  announce(button.textContent);
   setTimeout(() => { button.textContent = label; }, 1500);
 }
 
@@ -3522,22 +3563,35 @@ function formTabs(model) {
       !node.classList.contains("bar")));
   const panel = el("div", {id: "api-fields", role: "tabpanel", "aria-label": "HTML form"},
     fields.entries.map((member, index) => formField(member[0], member[1], index, fields.blank)));
-  const tabs = el("div", {class: "tabs", role: "tablist", onclick: (event) => {
-    const tab = event.target.closest("[role=tab]");
-    if (tab) selectTab(tabs, tab.getAttribute("aria-controls"));
-  }}, [el("button", {type: "button", role: "tab", "aria-controls": "api-fields"}, ["HTML form"]),
+  const tabs = el("div", {class: "tabs", role: "tablist", "aria-label": "Edit as",
+    onkeydown: (event) => tabKey(tabs, event), onclick: (event) => {
+      const tab = event.target.closest("[role=tab]");
+      if (tab) selectTab(tabs, tab.getAttribute("aria-controls"));
+    }}, [el("button", {type: "button", role: "tab", "aria-controls": "api-fields"}, ["HTML form"]),
     el("button", {type: "button", role: "tab", "aria-controls": "api-raw"}, ["Raw"])]);
   fieldset.querySelector("legend").after(tabs, panel, raw);
   selectTab(tabs, "api-fields");
 }
 
-// Show one tab's panel, hide the other's.
+// Show one tab's panel, hide the other's; the selected tab is the tablist's one tab stop.
 function selectTab(tabs, id) {
   for (const tab of tabs.children) {
     const selected = tab.getAttribute("aria-controls") === id;
     tab.setAttribute("aria-selected", String(selected));
+    tab.tabIndex = selected ? 0 : -1;
     document.getElementById(tab.getAttribute("aria-controls")).hidden = !selected;
   }
+}
+
+// Arrow keys, Home and End move to another tab and select it (the ARIA tabs pattern).
+function tabKey(tabs, event) {
+  const list = Array.from(tabs.children), at = list.indexOf(event.target);
+  const to = {ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: list.length - 1}[event.key];
+  if (at < 0 || to === undefined) return;
+  event.preventDefault();
+  const tab = list[(to + list.length) % list.length];
+  selectTab(tabs, tab.getAttribute("aria-controls"));
+  tab.focus();
 }
 
 // A labelled input for a value (a box of JSON for an object or array), and a "null" box.

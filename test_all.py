@@ -7387,6 +7387,375 @@ def test_page_script_finds_the_urls_the_server_links(script_parts):
 
 
 # ---------------------------------------------------------------------------
+# Accessibility (#30)
+# WCAG 2.2 AA on every state of the page: axe-core finds nothing, contrast holds by computation,
+# the keyboard alone does the common tasks, and focus goes where the result is.
+# ---------------------------------------------------------------------------
+
+_AXE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "node_modules", "axe-core",
+                    "axe.min.js")
+_AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
+
+
+def _a11y_app():
+    """Things to list, read, send every method to (DELETE answers 204), a POST-only URL for a
+    405, and 5,000 items for a big list."""
+    app = FlaskAPI(__name__)
+    things = {key: {"key": key, "text": "thing {}".format(key), "done": key == 1}
+              for key in range(3)}
+    big = _big_items(5000)
+
+    @app.route("/", methods=["GET", "POST"])
+    def a11y_list():
+        """The things. `POST` one."""
+        if request.method == "POST":
+            things[len(things)] = dict(request.data, key=len(things))
+            return things[len(things) - 1], 201
+        return [dict(thing, url=url_for("a11y_thing", key=key, _external=True))
+                for key, thing in things.items()]
+
+    @app.route("/<int:key>/", methods=["GET", "PUT", "PATCH", "DELETE"])
+    def a11y_thing(key):
+        """One thing."""
+        if request.method == "DELETE":
+            things.pop(key, None)
+            return None, 204
+        if key not in things:
+            raise flask_api.NotFound()
+        if request.method in ("PUT", "PATCH"):
+            things[key].update(request.data)
+        return things[key]
+
+    app.add_url_rule("/post-only/", "post_only", lambda: {"ok": True}, methods=["POST"])
+    app.add_url_rule("/big/", "big", lambda: big)
+    return app
+
+
+@pytest.fixture
+def a11y_site(live_site):
+    return live_site.serve(_a11y_app())
+
+
+def _axe(tab):
+    """axe-core's violations on the page as it is now, at any impact: [(rule, [targets])]."""
+    if not os.path.exists(_AXE):
+        _missing("REQUIRE_BROWSER", "the accessibility tests need axe-core: npm ci")
+    if not tab.evaluate("typeof axe !== 'undefined'"):
+        tab.evaluate(_read(_AXE))  # CDP evaluation: the page's CSP stays
+    return tab.evaluate("""(tags) => axe.run(document, {runOnly: {type: "tag", values: tags},
+        resultTypes: ["violations"]}).then((result) => result.violations.map((rule) =>
+        [rule.id, rule.nodes.map((node) => node.target.join(" ")).slice(0, 5)]))""", _AXE_TAGS)
+
+
+def _send(tab, method):
+    """Send a request from the page's form (or its DELETE button) and wait for its answer."""
+    if method == "DELETE":
+        tab.once("dialog", lambda dialog: dialog.accept())
+    if method == "GET":
+        tab.locator(".bar a.button", has_text="GET").first.click()
+    else:
+        tab.get_by_role("button", name=method, exact=True).click()
+    _expect(tab.locator("pre.response")).to_contain_text(method + " /")
+
+
+def _fold_all(tab):
+    tab.get_by_role("button", name="Fold all", exact=True).click()
+
+
+# (name, path, what to do there): every state of the page a user meets
+_A11Y_STATES = {
+    "list": ("/", None),
+    "detail": ("/0/", None),
+    "error 404": ("/9/", None),
+    "error 405": ("/post-only/", None),
+    "after GET": ("/0/", lambda tab: _send(tab, "GET")),
+    "after POST": ("/", lambda tab: _send(tab, "POST")),
+    "after PUT": ("/0/", lambda tab: _send(tab, "PUT")),
+    "after PATCH": ("/0/", lambda tab: _send(tab, "PATCH")),
+    "after DELETE (204)": ("/2/", lambda tab: _send(tab, "DELETE")),
+    "headers panel open": ("/", lambda tab: _add_header(tab, "X-Token", "abc")),
+    "query panel open": ("/?page=2", None),
+    "Raw tab": ("/0/", _raw_tab),
+    "tree folded": ("/", _fold_all),
+    "tree filtered": ("/", lambda tab: (
+        tab.get_by_label("Filter keys and values").fill("thing"),
+        _expect(tab.locator(".tree-tools [role=status]")).to_contain_text("match"))),
+    "big list": ("/big/", None),
+    "big list folded": ("/big/", _fold_all),
+}
+
+
+def _theme_colours(dark):
+    """The style's colour custom properties, {name: (r, g, b)}, in the light or dark theme."""
+    light, _, rest = flask_api._PAGE_STYLE.partition("@media (prefers-color-scheme: dark)")
+    found = re.findall(r"--([a-z]+): #([0-9a-f]{6}|[0-9a-f]{3})\b", light)
+    if dark:
+        found += re.findall(r"--([a-z]+): #([0-9a-f]{6}|[0-9a-f]{3})\b", rest.split("} }")[0])
+    full = {name: "".join(c * 2 for c in value) if len(value) == 3 else value
+            for name, value in found}
+    return {name: tuple(int(value[at:at + 2], 16) for at in (0, 2, 4))
+            for name, value in full.items()}
+
+
+def _contrast(one, other):
+    """WCAG 2's contrast ratio of two sRGB colours, from their relative luminances."""
+    def luminance(rgb):
+        linear = [c / 255 / 12.92 if c / 255 <= 0.04045 else ((c / 255 + 0.055) / 1.055) ** 2.4
+                  for c in rgb]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    darker, lighter = sorted([luminance(one), luminance(other)])
+    return (lighter + 0.05) / (darker + 0.05)
+
+
+@pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
+def test_every_text_colour_has_4_5_to_1_on_every_background_it_can_sit_on(dark):
+    colours = _theme_colours(dark)
+    assert set(colours) == {"bg", "fg", "muted", "line", "panel", "accent", "ok", "err", "mark"}
+    # text: the page's, muted hints and keys, links and numbers, statuses and strings, errors;
+    # backgrounds: the page, panels (header, response, buttons), the filter's highlight
+    ratios = {(text, ground): round(_contrast(colours[text], colours[ground]), 2)
+              for text in ("fg", "muted", "accent", "ok", "err")
+              for ground in ("bg", "panel", "mark")}
+    assert {pair: ratio for pair, ratio in ratios.items() if ratio < 4.5} == {}
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("state", sorted(_A11Y_STATES))
+def test_axe_finds_nothing_on_any_state_of_the_page(chromium, a11y_site, state, theme):
+    path, action = _A11Y_STATES[state]
+    tab = _new_tab(chromium, a11y_site)
+    try:
+        tab.emulate_media(color_scheme=theme)
+        csp = tab.goto(path).headers["content-security-policy"]
+        if action:
+            action(tab)
+        assert _axe(tab) == []
+        assert "unsafe" not in csp and tab.evaluate("""() => fetch(location.href, {headers:
+            {Accept: "text/html"}}).then((r) => r.headers.get("Content-Security-Policy"))""") == csp
+    finally:
+        tab.context.close()
+
+
+def test_the_trees_fold_buttons_are_24_px_targets_on_a_big_folded_list(chromium, a11y_site):
+    tab = _new_tab(chromium, a11y_site)
+    try:
+        tab.goto("/big/")
+        tab.get_by_role("button", name="Fold all", exact=True).click()
+        tab.locator(".tree > .line > .kids > .line").first.wait_for()
+        sizes = tab.evaluate("""() => [...document.querySelectorAll(".tree button.fold")]
+            .map((button) => button.getBoundingClientRect())
+            .map((box) => [Math.min(box.width, box.height), box.top])""")
+        assert len(sizes) == 51  # the list's and its 50 groups'
+        assert min(side for side, top in sizes) >= 24
+        tops = sorted(top for side, top in sizes)
+        assert min(b - a for a, b in zip(tops, tops[1:])) >= 24
+    finally:
+        tab.context.close()
+
+
+@pytest.mark.parametrize("method, path, said", [
+    ("GET", "/0/", "HTTP 200 OK: 3 keys"), ("POST", "/", "HTTP 201 Created: 2 keys"),
+    ("PUT", "/0/", "HTTP 200 OK: 3 keys"), ("PATCH", "/0/", "HTTP 200 OK: 3 keys"),
+    ("DELETE", "/2/", "HTTP 204 NO CONTENT: No content.")])
+def test_after_a_send_focus_is_on_the_response_and_its_status_is_announced(
+        chromium, a11y_site, method, path, said):
+    tab = _new_tab(chromium, a11y_site)
+    try:
+        tab.goto(path)
+        if method == "GET":  # a plain link, as the browser loads it, unless headers are set
+            _add_header(tab, "X-Token", "abc")
+        _send(tab, method)
+        _expect(tab.locator("pre.response")).to_be_focused()
+        _expect(tab.locator("#api-live[role=status]")).to_have_text(said)
+    finally:
+        tab.context.close()
+
+
+def test_adding_a_header_leaves_focus_in_the_panel_and_a_refetch_on_back_on_the_response(
+        chromium, a11y_site):
+    tab = _new_tab(chromium, a11y_site)
+    try:
+        tab.goto("/")
+        _add_header(tab, "X-Token", "abc")
+        _expect(tab.get_by_label("Header name")).to_be_focused()
+        _expect(tab.locator("#api-live")).to_have_text("HTTP 200 OK: 3 items")
+        tab.locator(".tree a").first.click()  # followed with the header, by fetch
+        _expect(tab.locator("pre.response")).to_contain_text("GET /0/")
+        _expect(tab.locator("pre.response")).to_be_focused()
+        tab.go_back()
+        _expect(tab.locator("pre.response")).to_contain_text("GET /\n")
+        _expect(tab.locator("pre.response")).to_be_focused()
+        tab.reload()
+        _expect(tab.locator("#api-refetched")).to_be_visible()
+        _expect(tab.locator("pre.response")).to_be_focused()
+    finally:
+        tab.context.close()
+
+
+def test_copied_is_announced(chromium, a11y_site):
+    tab = _new_tab(chromium, a11y_site)
+    try:
+        tab.context.grant_permissions(["clipboard-read", "clipboard-write"])
+        tab.goto("/0/")
+        tab.get_by_role("button", name="Copy JSON").click()
+        _expect(tab.locator("#api-live")).to_have_text("Copied")
+    finally:
+        tab.context.close()
+
+
+def test_the_form_tabs_are_one_tab_stop_moved_by_arrows_home_and_end(chromium, a11y_site):
+    tab = _new_tab(chromium, a11y_site)
+    try:
+        tab.goto("/0/")
+        form, raw = tab.get_by_role("tab", name="HTML form"), tab.get_by_role("tab", name="Raw")
+        _expect(tab.get_by_role("tablist", name="Edit as")).to_be_visible()
+        _expect(form).to_have_attribute("tabindex", "0")
+        _expect(raw).to_have_attribute("tabindex", "-1")
+        form.focus()
+        for key, focused, shown in [("ArrowRight", raw, "#api-raw"), ("ArrowRight", form,
+                                    "#api-fields"), ("End", raw, "#api-raw"),
+                                    ("Home", form, "#api-fields"), ("ArrowLeft", raw, "#api-raw")]:
+            tab.keyboard.press(key)
+            _expect(focused).to_be_focused()
+            _expect(focused).to_have_attribute("aria-selected", "true")
+            _expect(tab.locator(shown)).to_be_visible()
+        tab.keyboard.press("Tab")  # out of the tablist, into the raw panel
+        _expect(tab.get_by_label("Media type")).to_be_focused()
+    finally:
+        tab.context.close()
+
+
+def test_the_pages_labelled_groups_and_fold_buttons_have_roles_names_and_states(
+        chromium, a11y_site):
+    tab = _new_tab(chromium, a11y_site)
+    try:
+        tab.goto("/big/")
+        _expect(tab.get_by_role("group", name="Requests")).to_be_visible()
+        _expect(tab.get_by_role("group", name="Body")).to_be_visible()
+        root = tab.get_by_role("button", name="Fold the body")
+        _expect(root).to_have_attribute("aria-expanded", "true")
+        group = tab.get_by_role("button", name="Unfold items 4900 to 4999")
+        _expect(group).to_have_attribute("aria-expanded", "false")
+        group.click()
+        _expect(tab.get_by_role("button", name="Fold items 4900 to 4999")).to_have_attribute(
+            "aria-expanded", "true")
+        _expect(tab.get_by_role("button", name="Unfold item 4907")).to_have_attribute(
+            "aria-expanded", "false")
+    finally:
+        tab.context.close()
+
+
+def test_forced_colors_keep_focus_rings_fold_glyphs_and_the_selected_tab(chromium, a11y_site):
+    tab = _new_tab(chromium, a11y_site)
+    try:
+        tab.emulate_media(forced_colors="active")
+        tab.goto("/0/")
+        style = """([selector, pseudo]) => { const s = getComputedStyle(
+            document.querySelector(selector), pseudo); return [s.backgroundColor, s.color,
+            s.content, s.outlineStyle, s.outlineWidth]; }"""
+        selected = tab.evaluate(style, ["[role=tab][aria-selected=true]", None])
+        other = tab.evaluate(style, ["[role=tab][aria-selected=false]", None])
+        assert selected[:2] != other[:2]  # told apart by more than a border colour
+        glyph = tab.evaluate(style, [".tree button.fold", "::before"])
+        assert glyph[2] == '"\u25be"' and glyph[1] != tab.evaluate(style, ["body", None])[0]
+        tab.get_by_role("tab", name="HTML form").focus()
+        tab.keyboard.press("ArrowRight")
+        ring = tab.evaluate(style, ["[role=tab][aria-selected=true]", None])
+        assert ring[3] != "none" and ring[4] != "0px"
+    finally:
+        tab.context.close()
+
+
+def test_reduced_motion_nothing_on_the_page_moves_by_itself(chromium, a11y_site):
+    tab = _new_tab(chromium, a11y_site, reduced_motion="reduce")
+    try:
+        tab.goto("/big/")
+        moving = tab.evaluate("""() => [...document.querySelectorAll("*")].filter((node) => {
+            const s = getComputedStyle(node); return s.animationName !== "none" ||
+              s.transitionDuration.split(", ").some((t) => t !== "0s") ||
+              s.scrollBehavior === "smooth"; }).length""")
+        assert moving == 0
+    finally:
+        tab.context.close()
+
+
+@pytest.mark.parametrize("path, action", [("/", None), ("/0/", _raw_tab), ("/big/", _fold_all),
+                                          ("/?page=2", lambda tab: _add_header(tab, "X-A", "b"))])
+def test_at_400_percent_zoom_nothing_scrolls_sideways_but_the_responses_long_lines(
+        chromium, a11y_site, path, action):
+    tab = _new_tab(chromium, a11y_site, viewport={"width": 320, "height": 256})
+    try:
+        tab.goto(path)
+        if action:
+            action(tab)
+        tab.evaluate("document.querySelector('#api-headers details').open = true")
+        wide = tab.evaluate("""() => [...document.querySelectorAll("body *")].filter((node) =>
+            !node.closest("pre") && node.getBoundingClientRect().right > innerWidth + 0.5)
+            .map((node) => node.outerHTML.slice(0, 80))""")
+        assert wide == []
+        assert tab.evaluate("document.documentElement.scrollWidth") <= 320
+    finally:
+        tab.context.close()
+
+
+def _tab_to(tab, selector, most=80):
+    """Press Tab until the focused element matches ``selector``; fail past ``most`` presses."""
+    for _ in range(most):
+        tab.keyboard.press("Tab")
+        if tab.evaluate("(s) => document.activeElement.matches(s)", selector):
+            return
+    raise AssertionError("Tab never reached " + selector)
+
+
+def test_the_keyboard_alone_reads_follows_a_link_adds_a_header_sends_a_put_and_folds(
+        chromium, a11y_site):
+    tab = _new_tab(chromium, a11y_site)
+    try:
+        tab.goto("/")
+        tab.keyboard.press("Tab")  # read: from the top, the site's name first
+        _expect(tab.locator("a.brand")).to_be_focused()
+        _tab_to(tab, ".tree a[href$='/0/']")  # follow a link in the body
+        tab.keyboard.press("Enter")
+        _expect(tab.locator("h1")).to_have_text("A11y Thing")
+        _tab_to(tab, "#api-headers summary")  # add a header
+        tab.keyboard.press("Enter")
+        tab.keyboard.press("Tab")
+        _expect(tab.get_by_label("Header name")).to_be_focused()
+        tab.keyboard.type("X-Token")
+        tab.keyboard.press("Tab")
+        tab.keyboard.type("abc")
+        tab.keyboard.press("Enter")
+        _expect(tab.locator("#api-headers summary")).to_contain_text("X-Token")
+        _expect(tab.get_by_label("Header name")).to_be_focused()
+        _tab_to(tab, "#api-field-2")  # send a PUT: the "text" field of the HTML form
+        tab.keyboard.press("ControlOrMeta+a")
+        tab.keyboard.type("typed")
+        _tab_to(tab, "button[value=PUT]")
+        tab.keyboard.press("Enter")
+        _expect(tab.locator("pre.response")).to_be_focused()
+        _expect(tab.locator("pre.response")).to_contain_text('"typed"')
+        tab.keyboard.press("Tab")  # fold the tree: its first button is next
+        fold = tab.locator(".tree > .line > button.fold")
+        _expect(fold).to_be_focused()
+        tab.keyboard.press("Enter")
+        _expect(fold).to_have_attribute("aria-expanded", "false")
+        _expect(fold).to_be_focused()
+    finally:
+        tab.context.close()
+
+
+@pytest.mark.parametrize("path", ["/", "/0/", "/big/"])
+def test_axe_finds_nothing_on_a_phone(chromium, a11y_site, path):
+    tab = _new_tab(chromium, a11y_site, viewport={"width": 390, "height": 844}, is_mobile=True,
+                   has_touch=True)
+    try:
+        tab.goto(path)
+        assert _axe(tab) == []
+    finally:
+        tab.context.close()
+
+
+# ---------------------------------------------------------------------------
 # Real servers: gunicorn
 # Workers and masters sharing one store, killed mid-write, and their memory.
 # ---------------------------------------------------------------------------
