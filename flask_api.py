@@ -2672,10 +2672,11 @@ _PAGE_MARKUP = r"""{% autoescape true %}<!DOCTYPE html>
 
 _PAGE_STYLE = r"""
 :root { --bg: #fff; --fg: #1c2330; --muted: #5a6474; --line: #d9dee6; --panel: #f4f6f9;
-  --accent: #0a5cc2; --ok: #137a39; --err: #b3261e; --mark: #fff1a8; }
+  --accent: #0a5cc2; --ok: #137a39; --err: #b3261e; --mark: #fff1a8; --edge: #7f8896; }
 @media (prefers-color-scheme: dark) { :root { --bg: #101318; --fg: #e4e8ee; --muted: #9ba4b1;
   --line: #2b313b; --panel: #181c23; --accent: #73b4ff; --ok: #52d083; --err: #ff8a80;
-  --mark: #403500; } }
+  --mark: #403500; --edge: #6b7482; } }
+/* --line draws the page's parts; --edge a control's bounds, at 3:1 (WCAG 1.4.11) */
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--bg); color: var(--fg);
   font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
@@ -2696,7 +2697,7 @@ pre { background: var(--panel); border: 1px solid var(--line); border-radius: 8p
 .bar { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin: .75rem 0; }
 .bar form { margin: 0; }
 .button, button, select, textarea { font: inherit; color: inherit; background: var(--bg);
-  border: 1px solid var(--line); border-radius: 6px; }
+  border: 1px solid var(--edge); border-radius: 6px; }
 .button, button { padding: .35rem 1rem; background: var(--panel); font-weight: 600;
   text-decoration: none; cursor: pointer; }
 .button:hover, button:hover, .button:focus-visible, button:focus-visible {
@@ -2714,7 +2715,7 @@ label { display: block; font-weight: 600; margin: .6rem 0 .25rem; }
 [hidden] { display: none !important; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden;
   clip-path: inset(50%); white-space: nowrap; }
-input { font: inherit; color: inherit; background: var(--bg); border: 1px solid var(--line);
+input { font: inherit; color: inherit; background: var(--bg); border: 1px solid var(--edge);
   border-radius: 6px; padding: .3rem .5rem; max-width: 100%; }
 details { background: var(--panel); border: 1px solid var(--line); border-radius: 8px;
   padding: .4rem .8rem; margin: .5rem 0; }

@@ -7510,13 +7510,18 @@ def _contrast(one, other):
 @pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
 def test_every_text_colour_has_4_5_to_1_on_every_background_it_can_sit_on(dark):
     colours = _theme_colours(dark)
-    assert set(colours) == {"bg", "fg", "muted", "line", "panel", "accent", "ok", "err", "mark"}
+    assert set(colours) == {"bg", "fg", "muted", "line", "panel", "accent", "ok", "err", "mark",
+                            "edge"}
     # text: the page's, muted hints and keys, links and numbers, statuses and strings, errors;
     # backgrounds: the page, panels (header, response, buttons), the filter's highlight
     ratios = {(text, ground): round(_contrast(colours[text], colours[ground]), 2)
               for text in ("fg", "muted", "accent", "ok", "err")
               for ground in ("bg", "panel", "mark")}
     assert {pair: ratio for pair, ratio in ratios.items() if ratio < 4.5} == {}
+    # a control's bounds (inputs, buttons, selects) against what they sit on: 3:1 (1.4.11)
+    edges = {ground: round(_contrast(colours["edge"], colours[ground]), 2)
+             for ground in ("bg", "panel")}
+    assert {ground: ratio for ground, ratio in edges.items() if ratio < 3} == {}
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
