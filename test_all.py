@@ -7561,7 +7561,8 @@ def test_the_trees_fold_buttons_are_24_px_targets_on_a_big_folded_list(chromium,
 @pytest.mark.parametrize("method, path, said", [
     ("GET", "/0/", "HTTP 200 OK: 3 keys"), ("POST", "/", "HTTP 201 Created: 2 keys"),
     ("PUT", "/0/", "HTTP 200 OK: 3 keys"), ("PATCH", "/0/", "HTTP 200 OK: 3 keys"),
-    ("DELETE", "/2/", "HTTP 204 NO CONTENT: No content.")])
+    # the wire's status text: "NO CONTENT" before werkzeug 3.2, "No Content" from it on
+    ("DELETE", "/2/", "HTTP {}: No content.".format(flask.Response(status=204).status))])
 def test_after_a_send_focus_is_on_the_response_and_its_status_is_announced(
         chromium, a11y_site, method, path, said):
     tab = _new_tab(chromium, a11y_site)
