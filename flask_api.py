@@ -1196,7 +1196,8 @@ class BrowsableAPIRenderer(BaseRenderer):
         app, req = _current_app._get_current_object(), _request._get_current_object()
         view = _view_for(app, req)
         allowed = self.get_allowed_methods(app, req, status, headers)
-        body = _page_json(data)
+        stream = req.environ.get(_STREAM_KEY)  # a stream's page: the script shows it live
+        body = "" if stream else _page_json(data)
         description = self.get_description(view)
         return {
             "base": _page(),
@@ -1217,6 +1218,8 @@ class BrowsableAPIRenderer(BaseRenderer):
             "allowed": allowed,
             "content": self.get_form_content(data, body, status, req.method),
             "json_url": self.get_json_url(app, req),
+            "stream": stream,
+            "stream_url": stream and _format_url(app, req, "jsonl"),
             "csrf_token": _csrf_token() if "csrf" in app.extensions else None,
         }
 
@@ -1613,6 +1616,8 @@ def _as_page(response: Response, renderer: BrowsableAPIRenderer,
     if (response.mimetype == "application/json" and not response.direct_passthrough
             and not response.is_streamed):
         return _json_page(response, renderer, media_type)
+    if response.mimetype in _STREAM_TYPES:
+        return _stream_page(response, renderer, media_type)
     return response
 
 
@@ -1635,6 +1640,29 @@ def _json_page(response: Response, renderer: BrowsableAPIRenderer,
     response.set_data(_page_bytes(body))
     response.content_type = renderer.content_type
     return _finish_rendered(response, renderer, headers)
+
+
+#: The media types of a stream of JSON items, which the page shows as they arrive.
+_STREAM_TYPES = frozenset(["text/event-stream", "application/jsonl", "application/x-ndjson"])
+_STREAM_KEY = "flask_api.stream"  # in the environ of a stream's page: the type to ask for
+
+
+def _stream_page(response: Response, renderer: BrowsableAPIRenderer,
+                 media_type: MediaType) -> Response:
+    """The page shown in place of a stream: no items, which its script fetches and shows
+    as they arrive. The stream is closed unread, as a server closes what it has sent."""
+    response.close()
+    _request.environ[_STREAM_KEY] = response.mimetype
+    code = response.status_code
+    kept = [(name, value) for name, value in response.headers
+            if name.lower() not in _UNSHOWN_HEADERS]
+    shown = kept + [("Content-Type", response.content_type)]
+    body = renderer.render(None, media_type, status=_status_line(code),
+                           status_code=code, headers=shown)
+    page = _current_app.response_class(_page_bytes(body), status=code,
+                                       content_type=renderer.content_type)
+    page.headers.extend(kept)
+    return _finish_rendered(page, renderer, shown)
 
 
 #: Where the page lists headers added after it was rendered (see `_show_late_headers`).
@@ -2633,12 +2661,16 @@ _PAGE_MARKUP = r"""{% autoescape true %}<!DOCTYPE html>
 </div>{% endif %}
 
 <pre class="response" data-method="{{ method }}" data-url="{{ path }}"
+  {%- if stream %} data-stream="{{ stream }}"{% endif %}
   {%- if not status_ok %} data-error{% endif %}><span class="key">{{ method }} {{ path }}</span>
 
 <span class="status{% if not status_ok %} error{% endif %}">HTTP {{ status_line }}</span>
 {% for name, value in headers %}<span class="key">{{ name }}:</span> {{ value }}
 {% endfor %}{# _LATE_HEADERS #}
-<span class="body">{{ body_html }}</span></pre>
+<span class="body">{{ body_html }}
+{%- if stream %}This response is a stream ({{ stream }}); the page shows its items as they
+arrive with JavaScript on.{% if stream_url %} Without it, <a href="{{ stream_url }}">open the
+raw stream</a>.{% endif %}{% endif %}</span></pre>
 {#- Filled by the script: "Copy as curl" for the request behind this response -#}
 <div id="api-curl" class="bar" hidden></div>
 

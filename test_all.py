@@ -7762,6 +7762,39 @@ def test_axe_finds_nothing_on_a_phone(chromium, a11y_site, path):
 
 
 # ---------------------------------------------------------------------------
+# Streams: JSON Lines and server-sent events (#32)
+# A stream reaches API clients as it is made; a browser gets the page, which shows it live.
+# ---------------------------------------------------------------------------
+
+def test_browsers_get_the_page_for_any_apps_event_stream_which_is_closed_unread():
+    app, closed = Flask(__name__), []
+    BrowsableAPI(app)
+
+    class Events:  # a WSGI iterable: the server closes it when done with it
+        def __iter__(self):
+            yield b"data: 1\n\n"
+
+        def close(self):
+            closed.append(True)
+
+    @app.route("/events")
+    def events():
+        return flask.Response(Events(), mimetype="text/event-stream",
+                              headers={"Cache-Control": "no-cache"})
+
+    client = app.test_client()
+    page = client.get("/events", headers={"Accept": "text/html"})
+    assert page.mimetype == "text/html" and page.headers["Cache-Control"] == "no-cache"
+    html = page.get_data(as_text=True)
+    assert 'data-stream="text/event-stream"' in html and "data: 1" not in html
+    assert '<a href="/events?format=jsonl">open the\nraw stream</a>' in html
+    assert closed == [True]  # closed, never read
+    raw = client.get("/events?format=jsonl", headers={"Accept": "text/html"})
+    assert raw.mimetype == "text/event-stream" and raw.data == b"data: 1\n\n"
+    assert client.get("/events", headers={"Accept": "text/event-stream"}).data == b"data: 1\n\n"
+
+
+# ---------------------------------------------------------------------------
 # Real servers: gunicorn
 # Workers and masters sharing one store, killed mid-write, and their memory.
 # ---------------------------------------------------------------------------
