@@ -7805,7 +7805,7 @@ _STREAM_VALUES = [{"text": "one\ntwo\r\nthree"}, "a\u2028b\u2029c", "ünïcødé
 def _stream_app(signals):
     """The streams the real-server tests read. ``signals`` is a directory where a client
     lets a view go on (a file named by the URL's token) and a view says its generator closed."""
-    app = FlaskAPI(__name__)
+    app, kept = FlaskAPI(__name__), []
 
     def wait_for(token):  # at most 10 s: long enough for any client, short for a broken test
         path, deadline = os.path.join(signals, token), time.monotonic() + 10
@@ -7826,8 +7826,7 @@ def _stream_app(signals):
     def many():
         return ({"n": n, "text": "item {}".format(n)} for n in range(100000))
 
-    @app.route("/endless/<token>")
-    def endless(token):
+    def endless_items(token):
         try:
             for n in itertools.count():
                 yield n
@@ -7835,6 +7834,11 @@ def _stream_app(signals):
         finally:
             with open(os.path.join(signals, token), "w") as closed:
                 closed.write("closed")
+
+    @app.route("/endless/<token>")
+    def endless(token):  # kept: only a close(), not the garbage collector, runs its finally
+        kept.append(endless_items(token))
+        return kept[-1]
 
     @app.route("/failing")
     def failing():
