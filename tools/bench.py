@@ -686,7 +686,7 @@ def streams(count: int, rounds: int) -> Tuple[int, List[float], List[float], Any
             found.append(count / call.loop(app, 1))
     small = stream_apps(2000)
     counts = [bytecodes(call, app, 1) for app in small]
-    per_item = None if None in counts else [found / 2000 for found in counts]
+    per_item = [found / 2000 for found in counts if found is not None] or None  # 3.6: None
     return count, rates[0], rates[1], per_item
 
 
