@@ -8078,6 +8078,10 @@ def _streams_app():
         return flask.Response(flask.stream_with_context(
             part for part in [request.path, "\n"]), mimetype="text/plain")
 
+    @app.route("/file")
+    def file():
+        return io.BytesIO(b"raw\nbytes")
+
     @app.route("/bad")
     def bad():
         yield 1
@@ -8155,6 +8159,8 @@ def test_a_bare_generator_is_json_items_but_a_response_of_one_streams_raw_as_in_
     client = app.test_client()
     assert client.get("/raw").data == b"ab\n"
     assert client.get("/raw-context").data == b"/raw-context\n"
+    if hasattr(Flask, "json_provider_class"):  # Flask 2.2+ streams an iterator of bytes
+        assert client.get("/file").data == b"raw\nbytes"
 
 
 def test_a_write_that_names_its_stream_formats_streams_to_an_event_stream_client():
