@@ -2456,7 +2456,8 @@ def _streams(app: Flask, view: Any, operation: Dict[str, Any]) -> bool:
 def _add_stream_types(app: Flask, operation: Dict[str, Any], version: str) -> None:
     """A stream's media types in each success (all of FlaskAPI's formats on its apps), and
     its item schema (``itemSchema`` of any of them, as `set_openapi` gives it) where the
-    document's version has it: OpenAPI 3.2's ``itemSchema``, else an array's ``items``."""
+    document's version has it: OpenAPI 3.2's ``itemSchema``, else an array's ``items``. An
+    event stream's schema is an event's, whose ``data`` is the item's JSON."""
     override = app.config.get("URL_FORMAT_OVERRIDE", "format")
     for parameter in operation.get("parameters", ()):  # FlaskAPI's ?format= takes them too
         schema = parameter.get("schema") if isinstance(parameter, dict) else None
@@ -2474,13 +2475,14 @@ def _add_stream_types(app: Flask, operation: Dict[str, Any], version: str) -> No
             if not found or not isinstance(entry, dict) or "schema" in entry or not (
                     media_type in _STREAM_TYPES or media_type == "application/json"):
                 continue
-            if media_type == "application/json" or not version.startswith("3.2"):
-                entry["schema"] = {"type": "array", "items": found[0]}
-            elif media_type == "text/event-stream":  # each event; its data, the item's JSON
-                entry["itemSchema"] = {"type": "object", "required": ["data"], "properties": {
+            where = "itemSchema" if version.startswith("3.2") else "schema"
+            if media_type == "text/event-stream":  # each event (in 3.1 too, as tools read it)
+                entry[where] = {"type": "object", "required": ["data"], "properties": {
                     "event": {"type": "string"}, "data": {
                         "type": "string", "contentMediaType": "application/json",
                         "contentSchema": found[0]}}}
+            elif media_type == "application/json" or where == "schema":
+                entry["schema"] = {"type": "array", "items": found[0]}
             else:
                 entry["itemSchema"] = found[0]
 

@@ -4180,7 +4180,8 @@ def test_the_documents_location_is_never_taken_from_the_query_string():
 def _shop_app():
     """The FlaskAPI app that CI fuzzes with schemathesis (.ci/schemathesis-apps) beside the
     notes app and the wrapped Flask-RESTful and flask-smorest ones: a blueprint, werkzeug's
-    converters, a MethodView whose POST answers 201, a DELETE answering 204, a form-only POST."""
+    converters, a MethodView whose POST answers 201, a DELETE answering 204, a form-only POST,
+    and a stream."""
     app = _converter_app()
     things = dict(THINGS)
     shop = Blueprint("shop", __name__, url_prefix="/shop")
@@ -4201,6 +4202,15 @@ def _shop_app():
     def order():
         """Order a thing, by a form."""
         return {"ordered": request.form.get("name", "")}, 201
+
+    @shop.route("/things/feed")
+    @set_openapi({"responses": {"200": {"content": {"application/jsonl": {"itemSchema": {
+        "type": "object", "required": ["key", "name"], "properties": {
+            "key": {"type": "integer"}, "name": {"type": "string"}}}}}}}})
+    def feed():
+        """The things, streamed one at a time."""
+        for key, name in sorted(things.items()):
+            yield {"key": key, "name": name}
     app.register_blueprint(shop)
     return app
 
@@ -8196,13 +8206,13 @@ def test_openapi_lists_a_streams_media_types_and_places_its_item_schema_by_versi
     content = document["paths"]["/typed"]["get"]["responses"]["200"]["content"]
     array = {"schema": {"type": "array", "items": {"type": "integer"}}}
     assert content["application/json"] == array
+    event = content["text/event-stream"]["itemSchema" if version else "schema"]
+    assert event["properties"]["data"]["contentSchema"] == {"type": "integer"}
     if version:
         assert content["application/jsonl"] == content["application/x-ndjson"] == {
             "itemSchema": {"type": "integer"}}
-        data = content["text/event-stream"]["itemSchema"]["properties"]["data"]
-        assert data["contentSchema"] == {"type": "integer"}
     else:
-        assert content["application/jsonl"] == content["text/event-stream"] == array
+        assert content["application/jsonl"] == content["application/x-ndjson"] == array
 
 
 # ---------------------------------------------------------------------------
