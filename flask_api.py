@@ -2088,7 +2088,8 @@ class FlaskAPI(Flask):
         try:
             next(body)  # the first item, while the app's error handlers can still answer
         except Exception as exc:
-            return self.make_response(self.handle_user_exception(*_ctx(), exc))  # type: ignore
+            handled = self.handle_user_exception(*_ctx(), exc)  # type: ignore[call-arg]
+            return self.make_response(handled)
         response = self.response_class(body, status, headers, content_type=renderer.content_type)
         response.vary.add("Accept")
         for name, value in _STREAM_HEADERS + tuple(renderer.response_headers):
