@@ -8063,7 +8063,7 @@ def test_stream_with_context_keeps_the_request_inside_the_generator(stream_serve
 def test_an_abort_before_the_first_item_is_an_ordinary_error_response(stream_server):
     status, content_type, body = stream_server.read("/missing", "text/event-stream")
     assert (status, content_type) == (404, "application/json")
-    assert json.loads(body) == {"detail": "This resource does not exist."}
+    assert json.loads(body) == {"detail": WerkzeugNotFound().description}  # as abort(404)
 
 
 def _streams_app():
