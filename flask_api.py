@@ -43,12 +43,14 @@ __all__ = [
     "PermissionDenied", "NotFound", "MethodNotAllowed", "NotAcceptable",
     "UnsupportedMediaType", "Throttled", "MediaType", "parse_accept_header",
     "DefaultNegotiation", "BaseParser", "JSONParser", "URLEncodedParser", "MultiPartParser",
-    "BaseRenderer", "JSONRenderer", "HTMLRenderer", "BrowsableAPIRenderer", "BrowsableAPI",
+    "BaseRenderer", "JSONRenderer", "JSONLinesRenderer", "NDJSONRenderer", "EventStreamRenderer",
+    "HTMLRenderer", "BrowsableAPIRenderer", "BrowsableAPI",
     "openapi_document", "set_openapi",
     "exceptions", "parsers", "renderers",
 ]
 
 import base64
+import collections.abc
 import contextlib
 import functools
 import hashlib
@@ -656,6 +658,14 @@ class JSONRenderer(BaseRenderer):
     media_type = "application/json"
     charset = None  # JSON is always UTF-8 and has no charset parameter (RFC 8259)
     format = "json"
+    # A view's stream (a generator, see `FlaskAPI._stream`) in a renderer's framing:
+    # ``stream_opening``, each item's JSON between ``stream_prefix`` and ``stream_suffix``,
+    # ``stream_separator`` between items, ``stream_closing`` at its end. An error after the
+    # first item ends it with ``stream_error`` (the ``{"detail": ...}`` JSON in its ``{}``);
+    # JSON's array is left unterminated, so that no parser takes a part for the whole.
+    stream_opening, stream_prefix, stream_suffix, stream_separator, stream_closing = (
+        "[", "", "", ",", "]")
+    stream_error = None  # type: Optional[str]
 
     def render(self, data: Any, media_type: MediaType, **options: Any) -> str:
         indent = options.get("indent", media_type.params.get("indent"))  # Accept: ...; indent=4
@@ -667,6 +677,37 @@ def _indent(value: Any) -> Optional[int]:
         return min(max(int(value), 0), 8)
     except ValueError:
         return None
+
+
+class JSONLinesRenderer(BaseRenderer):
+    """JSON Lines: a stream's items a line of JSON each, as they come; a value alone, a line."""
+
+    media_type = "application/jsonl"
+    charset = None
+    format = "jsonl"
+    stream_opening = stream_closing = stream_prefix = stream_separator = ""
+    stream_suffix = "\n"
+    stream_error = "{}\n"
+
+    def render(self, data: Any, media_type: MediaType, **options: Any) -> str:
+        return self.stream_prefix + _json_dumps(data) + self.stream_suffix
+
+
+class NDJSONRenderer(JSONLinesRenderer):
+    """JSON Lines under its older name, for clients that ask for it."""
+
+    media_type = "application/x-ndjson"
+    format = "ndjson"
+
+
+class EventStreamRenderer(JSONLinesRenderer):
+    """Server-sent events: a stream's items an event each, its data a line of JSON."""
+
+    media_type = "text/event-stream"
+    format = "sse"
+    stream_prefix, stream_suffix = "data: ", "\n\n"
+    stream_error = "event: error\ndata: {}\n\n"
+    response_headers = (("Cache-Control", "no-cache"),)  # a proxy's cached events are stale
 
 
 class HTMLRenderer(BaseRenderer):
@@ -1918,6 +1959,75 @@ def _by_code(exc: APIException) -> HTTPException:
     return error
 
 
+# A view's stream: a generator (or any other iterator) of JSON values, sent as they come.
+# The formats it is offered in, JSON's array first: what a client that names none gets.
+_STREAM_RENDERERS = (JSONRenderer, JSONLinesRenderer, NDJSONRenderer, EventStreamRenderer)
+_STREAM_HEADERS = (("X-Accel-Buffering", "no"),)  # nginx: pass each item on as it comes
+_NO_ITEM = object()
+_ITERATOR = collections.abc.Iterator
+
+
+@functools.lru_cache(maxsize=64)
+def _stream_offer(renderers: Tuple[BaseRenderer, ...]) -> Tuple[BaseRenderer, ...]:
+    """A stream's formats, and the page if the view's renderers have it."""
+    pages = [renderer for renderer in renderers if isinstance(renderer, BrowsableAPIRenderer)]
+    return _resolve(_STREAM_RENDERERS, "renderers") + tuple(pages[:1])
+
+
+def _stream_encoder(app: Flask) -> Any:
+    """Each item's JSON as `_json_dumps` writes it, without the app's context, which is
+    gone by the time a stream is read (unless the view used ``stream_with_context``)."""
+    provider = getattr(app, "json", None)  # Flask 2.2+
+    if provider is None:
+        return functools.partial(flask_json.dumps, app=app, ensure_ascii=False)
+    encode = _compact_encoder(provider)
+    if encode is _json_dumps:  # the app's own provider, or an unhashable default
+        return functools.partial(provider.dumps, ensure_ascii=False)
+    return encode
+
+
+def _streamed(items: Any, renderer: Any, encode: Any, app: Flask, where: str) -> Any:
+    """The body of a stream: its items' JSON in the renderer's framing, as they come. It
+    yields None first, once the first item is ready: until then, an error is the request's
+    (a 404 stays a 404). After it, an error ends the stream as the format can tell it, and
+    is logged. The items are closed however it ends: a client gone closes it too."""
+    try:
+        first = next(items, _NO_ITEM)
+        head = renderer.stream_opening
+        if first is not _NO_ITEM:
+            head += renderer.stream_prefix + encode(first) + renderer.stream_suffix
+        yield None
+        try:
+            if head:
+                yield head.encode("utf-8", "backslashreplace")
+            if first is not _NO_ITEM:
+                before = renderer.stream_separator + renderer.stream_prefix
+                suffix = renderer.stream_suffix
+                for text in map(encode, items):
+                    yield (before + text + suffix).encode("utf-8", "backslashreplace")
+            if renderer.stream_closing:
+                yield renderer.stream_closing.encode()
+        except Exception as exc:
+            app.logger.error("Exception in the stream of %s", where, exc_info=exc)
+            if renderer.stream_error is not None:
+                yield renderer.stream_error.format(_stream_error(exc)).encode()
+    finally:
+        close = getattr(items, "close", None)
+        if close is not None:
+            close()
+
+
+def _stream_error(exc: Exception) -> str:
+    """The ``{"detail": ...}`` of an error in a stream: an API or HTTP error's own, else
+    that of a 500, which tells the client nothing of the server's insides."""
+    if isinstance(exc, APIException):
+        detail = exc.detail
+    else:
+        error = exc if isinstance(exc, HTTPException) else default_exceptions[500]()
+        detail = error.description
+    return json.dumps({"detail": detail}, ensure_ascii=False, default=str)
+
+
 class FlaskAPI(Flask):
     """Flask, where views may return lists and dicts rendered by content negotiation."""
 
@@ -1951,12 +2061,40 @@ class FlaskAPI(Flask):
             elif isinstance(body, _DATA):
                 code = HTTP_200_OK if status is None else _status_code(status)
                 body = self.render_response(body, code, headers)
+            elif isinstance(body, _ITERATOR) and not isinstance(body, io.IOBase):  # not a file
+                return self._stream(body, HTTP_200_OK if status is None else status, headers)
             else:  # jsonify() and other responses: the page for a browser if JSON
                 return self._browsable(super().make_response(rv))
         except NotAcceptable as exc:  # raised after the view, so Flask has not handled it
             handled = self.handle_user_exception(*_ctx(), exc)  # type: ignore[call-arg]
             return self.make_response(handled)
         return super().make_response((body,) + rv[1:])
+
+    def _stream(self, items: Any, status: Any, headers: Any) -> Response:
+        """A view's iterator of JSON values, streamed in the negotiated format; a browser
+        gets the page, which fetches it as JSON Lines (and the items are closed unread)."""
+        req = _request._get_current_object()  # type: APIRequest
+        try:
+            renderer, media_type = _select_renderer(_stream_offer(req.renderers), req.environ,
+                                                    self)
+        except NotAcceptable:
+            getattr(items, "close", lambda: None)()
+            raise
+        if isinstance(renderer, BrowsableAPIRenderer):
+            unread = self.response_class(items, status, headers, mimetype="application/jsonl")
+            return _stream_page(unread, renderer, media_type)
+        body = _streamed(items, renderer, _stream_encoder(self), self,
+                         "{} [{}]".format(req.path, req.method))
+        try:
+            next(body)  # the first item, while the app's error handlers can still answer
+        except Exception as exc:
+            handled = self.handle_user_exception(*_ctx(), exc)  # type: ignore[call-arg]
+            return self.make_response(handled)
+        response = self.response_class(body, status, headers, content_type=renderer.content_type)
+        response.vary.add("Accept")
+        for name, value in _STREAM_HEADERS + tuple(renderer.response_headers):
+            response.headers.setdefault(name, value)
+        return response
 
     def _browsable(self, response: Response) -> Response:
         """A response made by Flask, as the page if it is JSON and a browser asks."""
@@ -2207,13 +2345,19 @@ def _document(app: Flask, routes: List[_Route]) -> Dict[str, Any]:
     _add_media_types((components.get("responses") or {}).values(), [  # a library's, by $ref
         renderer for route in routes for renderers in route.renderers.values()
         for renderer in renderers])
-    document = {"openapi": "3.1.0", "info": _info(app),
+    document = {"openapi": _openapi_version(app), "info": _info(app),
                 "paths": {path: item for path, item in paths.items() if item}}  # type: Any
     if components:
         document["components"] = components
     if tags:
         document["tags"] = [{"name": tag} for tag in tags]
     return document
+
+
+def _openapi_version(app: Flask) -> str:
+    """``OPENAPI_DOCUMENT_VERSION``: "3.1.0", or "3.2.0" for streams' ``itemSchema``. (Not
+    ``OPENAPI_VERSION``: flask-smorest's and APIFlask's, for their own documents.)"""
+    return str(app.config.get("OPENAPI_DOCUMENT_VERSION") or "3.1.0")
 
 
 def _info(app: Flask) -> Dict[str, Any]:
@@ -2289,7 +2433,59 @@ def _operation(app: Flask, route: _Route, method: str, parameters: List[Dict[str
     operation["responses"] = _responses(app, route, method)
     operation = _with_fragments(operation, route, method, own)
     _add_media_types(operation.get("responses", {}).values(), route.renderers[method])
+    if _streams(app, route.views[method], operation):
+        _add_stream_types(app, operation, _openapi_version(app))
     return operation
+
+
+def _successes(operation: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """The content (media types) of each success an operation documents."""
+    return [response["content"] for code, response in operation.get("responses", {}).items()
+            if str(code)[0] == "2" and isinstance(response, dict)
+            and isinstance(response.get("content"), dict)]
+
+
+def _streams(app: Flask, view: Any, operation: Dict[str, Any]) -> bool:
+    """A streaming operation: a FlaskAPI view that is a generator function, or one whose
+    `set_openapi` names a stream's media type or an ``itemSchema`` for a success."""
+    if isinstance(app, FlaskAPI) and inspect.isgeneratorfunction(inspect.unwrap(view)):
+        return True
+    return any(media_type in _STREAM_TYPES or isinstance(entry, dict) and "itemSchema" in entry
+               for content in _successes(operation) for media_type, entry in content.items())
+
+
+def _add_stream_types(app: Flask, operation: Dict[str, Any], version: str) -> None:
+    """A stream's media types in each success (all of FlaskAPI's formats on its apps), and
+    its item schema (``itemSchema`` of any of them, as `set_openapi` gives it) where the
+    document's version has it: OpenAPI 3.2's ``itemSchema``, else an array's ``items``. An
+    event stream's schema is an event's, whose ``data`` is the item's JSON."""
+    override = app.config.get("URL_FORMAT_OVERRIDE", "format")
+    for parameter in operation.get("parameters", ()):  # FlaskAPI's ?format= takes them too
+        schema = parameter.get("schema") if isinstance(parameter, dict) else None
+        if isinstance(schema, dict) and isinstance(schema.get("enum"), list) and (
+                parameter.get("in"), parameter.get("name")) == ("query", override):
+            parameter["schema"] = dict(schema, enum=sorted(set(schema["enum"]) | {
+                renderer.format for renderer in _STREAM_RENDERERS}))
+    for content in _successes(operation):
+        found = [entry.pop("itemSchema") for entry in content.values()
+                 if isinstance(entry, dict) and "itemSchema" in entry]
+        if isinstance(app, FlaskAPI):
+            for renderer in _STREAM_RENDERERS:
+                content.setdefault(renderer.media_type, {})
+        for media_type, entry in content.items():
+            if not found or not isinstance(entry, dict) or "schema" in entry or not (
+                    media_type in _STREAM_TYPES or media_type == "application/json"):
+                continue
+            where = "itemSchema" if version.startswith("3.2") else "schema"
+            if media_type == "text/event-stream":  # each event (in 3.1 too, as tools read it)
+                entry[where] = {"type": "object", "required": ["data"], "properties": {
+                    "event": {"type": "string"}, "data": {
+                        "type": "string", "contentMediaType": "application/json",
+                        "contentSchema": found[0]}}}
+            elif media_type == "application/json" or where == "schema":
+                entry["schema"] = {"type": "array", "items": found[0]}
+            else:
+                entry["itemSchema"] = found[0]
 
 
 def _add_media_types(responses: Iterable[Any], renderers: Iterable[BaseRenderer]) -> None:

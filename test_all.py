@@ -12,7 +12,9 @@ import glob
 import gzip
 import http.client
 import io
+import itertools
 import json
+import logging
 import os
 import random
 import re
@@ -4178,7 +4180,8 @@ def test_the_documents_location_is_never_taken_from_the_query_string():
 def _shop_app():
     """The FlaskAPI app that CI fuzzes with schemathesis (.ci/schemathesis-apps) beside the
     notes app and the wrapped Flask-RESTful and flask-smorest ones: a blueprint, werkzeug's
-    converters, a MethodView whose POST answers 201, a DELETE answering 204, a form-only POST."""
+    converters, a MethodView whose POST answers 201, a DELETE answering 204, a form-only POST,
+    and a stream."""
     app = _converter_app()
     things = dict(THINGS)
     shop = Blueprint("shop", __name__, url_prefix="/shop")
@@ -4199,6 +4202,15 @@ def _shop_app():
     def order():
         """Order a thing, by a form."""
         return {"ordered": request.form.get("name", "")}, 201
+
+    @shop.route("/things/feed")
+    @set_openapi({"responses": {"200": {"content": {"application/jsonl": {"itemSchema": {
+        "type": "object", "required": ["key", "name"], "properties": {
+            "key": {"type": "integer"}, "name": {"type": "string"}}}}}}}})
+    def feed():
+        """The things, streamed one at a time."""
+        for key, name in sorted(things.items()):
+            yield {"key": key, "name": name}
     app.register_blueprint(shop)
     return app
 
@@ -7792,6 +7804,415 @@ def test_browsers_get_the_page_for_any_apps_event_stream_which_is_closed_unread(
     raw = client.get("/events?format=jsonl", headers={"Accept": "text/html"})
     assert raw.mimetype == "text/event-stream" and raw.data == b"data: 1\n\n"
     assert client.get("/events", headers={"Accept": "text/event-stream"}).data == b"data: 1\n\n"
+
+
+# Values a stream must carry exactly: newlines and line separators in strings (one SSE data
+# line each still), non-ASCII, numbers JavaScript cannot hold.
+_STREAM_VALUES = [{"text": "one\ntwo\r\nthree"}, "a\u2028b\u2029c", "ünïcødé ✓ 😀", 2 ** 64,
+                  -(2 ** 70), None, [1.5, True]]
+
+
+def _stream_app(signals):
+    """The streams the real-server tests read. ``signals`` is a directory where a client
+    lets a view go on (a file named by the URL's token) and a view says its generator closed."""
+    app, kept = FlaskAPI(__name__), []
+
+    def wait_for(token):  # at most 10 s: long enough for any client, short for a broken test
+        path, deadline = os.path.join(signals, token), time.monotonic() + 10
+        while not os.path.exists(path) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        return os.path.exists(path)
+
+    @app.route("/")
+    def index():
+        return {"streams": True}
+
+    @app.route("/paced/<token>")
+    def paced(token):
+        yield {"first": True}
+        yield {"waited": wait_for(token)}
+
+    @app.route("/many")
+    def many():
+        return ({"n": n, "text": "item {}".format(n)} for n in range(100000))
+
+    def endless_items(token):
+        try:
+            for n in itertools.count():
+                yield n
+                time.sleep(0.001)
+        finally:
+            with open(os.path.join(signals, token), "w") as closed:
+                closed.write("closed")
+
+    @app.route("/endless/<token>")
+    def endless(token):  # kept: only a close(), not the garbage collector, runs its finally
+        kept.append(endless_items(token))
+        return kept[-1]
+
+    @app.route("/failing")
+    def failing():
+        yield "before"
+        raise RuntimeError("the database went away")
+
+    @app.route("/contextual")
+    def contextual():
+        @flask.stream_with_context
+        def generate():
+            yield request.args["q"]
+            yield request.path
+        return generate()
+
+    @app.route("/missing")
+    def missing():
+        abort(404)
+        yield "never"
+
+    @app.route("/values")
+    def values():
+        return iter(_STREAM_VALUES)
+
+    return app
+
+
+class _StreamServer:
+    """``_stream_app`` under a real server: ``get`` sends a request over a socket of its own."""
+
+    def __init__(self, kind, signals, port, logged):
+        self.kind, self.signals, self.port, self.logged = kind, signals, port, logged
+
+    def get(self, path, accept=None, method="GET"):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        conn.request(method, path, headers={"Accept": accept} if accept else {})
+        conn.socket = conn.sock  # which http.client lets go of once it has a response
+        return conn, conn.getresponse()
+
+    def read(self, path, accept=None, method="GET"):
+        conn, resp = self.get(path, accept, method)
+        try:
+            return resp.status, resp.getheader("Content-Type"), resp.read()
+        finally:
+            conn.close()
+
+    def signal(self, token):
+        open(os.path.join(self.signals, token), "w").close()
+
+    def wait_closed(self, token):
+        path, deadline = os.path.join(self.signals, token), time.monotonic() + 10
+        while not os.path.exists(path) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return os.path.exists(path)
+
+
+@pytest.fixture(scope="module", params=["werkzeug", "gunicorn"])
+def stream_server(request, tmp_path_factory):
+    signals = str(tmp_path_factory.mktemp("signals"))
+    if request.param == "werkzeug":
+        app, log = _stream_app(signals), io.StringIO()
+        handler = logging.StreamHandler(log)
+        app.logger.addHandler(handler)
+        site = _LiveSite()
+        site.serve(app)
+        yield _StreamServer("werkzeug", signals, site.server.server_port, log.getvalue)
+        site.close()
+        app.logger.removeHandler(handler)
+        return
+    if not os.path.exists(GUNICORN):
+        pytest.skip("gunicorn is not installed")
+    runtime = tmp_path_factory.mktemp("gunicorn")
+    log = str(runtime / "gunicorn.log")
+    env = dict(os.environ, XDG_RUNTIME_DIR=str(runtime))
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            [GUNICORN, "--workers", "1", "--threads", "4", "--bind", "127.0.0.1:0",
+             "test_all:_stream_app({!r})".format(signals)], cwd=NOTES_DIR, env=env,
+            stdout=out, stderr=subprocess.STDOUT)
+    try:
+        port = _wait_for_gunicorn(proc, log, workers=1)
+        yield _StreamServer("gunicorn", signals, port, lambda: _read(log))
+    finally:
+        _stop(proc)
+
+
+def _lines(body):
+    return [json.loads(line) for line in body.decode("utf-8").split("\n") if line]
+
+
+def _events(body):
+    """Server-sent events as (event type, data), parsed by the spec's rules for lines."""
+    events, kind, data = [], "message", []
+    for line in re.split(r"\r\n|\r|\n", body.decode("utf-8")):
+        if not line:
+            if data:
+                events.append((kind, "\n".join(data)))
+            kind, data = "message", []
+        elif line.startswith("event: "):
+            kind = line[len("event: "):]
+        elif line.startswith("data: "):
+            data.append(line[len("data: "):])
+    return events
+
+
+def test_a_streams_first_item_arrives_while_the_view_waits_to_make_the_second(stream_server):
+    token = "go-{}".format(random.random())
+    conn, resp = stream_server.get("/paced/" + token, "application/jsonl")
+    try:
+        started = time.monotonic()
+        assert json.loads(resp.readline()) == {"first": True}  # the view is waiting now
+        assert time.monotonic() - started < 5, "the first item waited for the second"
+        stream_server.signal(token)
+        assert _lines(resp.read()) == [{"waited": True}]
+        assert resp.getheader("Content-Length") is None
+    finally:
+        conn.close()
+
+
+def test_a_100000_item_stream_arrives_whole_in_each_format(stream_server):
+    expected = [{"n": n, "text": "item {}".format(n)} for n in range(100000)]
+    status, content_type, body = stream_server.read("/many")
+    assert (status, content_type) == (200, "application/json")
+    assert json.loads(body) == expected
+    assert _lines(stream_server.read("/many", "application/jsonl")[2]) == expected
+    events = _events(stream_server.read("/many", "text/event-stream")[2])
+    assert [json.loads(data) for _, data in events] == expected
+
+
+def test_a_client_that_goes_away_closes_the_streams_generator(stream_server):
+    token = "gone-{}".format(random.random())
+    conn, resp = stream_server.get("/endless/" + token, "application/jsonl")
+    assert json.loads(resp.readline()) == 0
+    conn.socket.shutdown(socket.SHUT_RDWR)  # as a closed tab or a killed curl does
+    conn.socket.close()
+    resp.close()
+    assert stream_server.wait_closed(token), "the generator's finally never ran"
+
+
+def test_head_of_a_stream_has_its_type_and_no_body_and_closes_the_generator(stream_server):
+    token = "head-{}".format(random.random())
+    assert stream_server.read("/endless/" + token, "text/event-stream", "HEAD") == (
+        200, "text/event-stream", b"")
+    assert stream_server.wait_closed(token)
+    assert stream_server.read("/values", None, "HEAD") == (200, "application/json", b"")
+
+
+@pytest.mark.parametrize("accept, query, content_type", [
+    (None, "", "application/json"),
+    ("*/*", "", "application/json"),
+    ("application/jsonl", "", "application/jsonl"),
+    ("application/x-ndjson", "", "application/x-ndjson"),
+    ("text/event-stream", "", "text/event-stream"),
+    ("application/x-ndjson;q=0.5, text/event-stream", "", "text/event-stream"),
+    (BROWSER_ACCEPT, "?format=jsonl", "application/jsonl"),
+    (None, "?format=ndjson", "application/x-ndjson"),
+    (None, "?format=sse", "text/event-stream"),
+    ("text/event-stream", "?format=json", "application/json"),
+])
+def test_each_stream_format_is_negotiated_and_carries_every_value_exactly(
+        stream_server, accept, query, content_type):
+    status, got_type, body = stream_server.read("/values" + query, accept)
+    assert (status, got_type) == (200, content_type)
+    if content_type == "application/json":
+        values = json.loads(body)
+    elif content_type == "text/event-stream":
+        events = _events(body)
+        assert body.count(b"data: ") == len(_STREAM_VALUES)  # each value one data line
+        values = [json.loads(data) for _, data in events]
+    else:
+        assert body.count(b"\n") == len(_STREAM_VALUES)
+        values = _lines(body)
+    assert values == _STREAM_VALUES
+    assert b"18446744073709551616" in body and b"-1180591620717411303424" in body
+
+
+def test_a_stream_accept_nothing_satisfies_is_a_406_and_the_generator_unread(stream_server):
+    token = "unread-{}".format(random.random())
+    status, content_type, body = stream_server.read("/endless/" + token, "image/png")
+    assert (status, json.loads(body)) == (406, {
+        "detail": "Could not satisfy the request Accept header."})
+    assert not os.path.exists(os.path.join(stream_server.signals, token))  # never started
+
+
+@pytest.mark.parametrize("accept, ending", [
+    (None, b'["before"'),  # unterminated: no parser takes it for the whole
+    ("application/jsonl", b'"before"\n{"detail": "The server encountered an internal error'),
+    ("text/event-stream", b'data: "before"\n\nevent: error\ndata: {"detail": "The server'),
+])
+def test_an_error_mid_stream_ends_it_as_each_format_can_say_and_is_logged(
+        stream_server, accept, ending):
+    status, _, body = stream_server.read("/failing", accept)
+    assert status == 200 and body.startswith(ending)
+    assert "database" not in body.decode()  # the error's own words stay in the log
+    if accept is None:
+        with pytest.raises(ValueError):
+            json.loads(body)
+    else:
+        assert body.endswith(b"\n")
+    deadline = time.monotonic() + 5  # gunicorn writes its log from the worker, a bit later
+    while "the database went away" not in stream_server.logged() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    log = stream_server.logged()
+    assert "Exception in the stream of /failing [GET]" in log
+    assert "RuntimeError: the database went away" in log and "Traceback" in log
+
+
+def test_stream_with_context_keeps_the_request_inside_the_generator(stream_server):
+    status, _, body = stream_server.read("/contextual?q=%C3%BC", "application/jsonl")
+    assert (status, _lines(body)) == (200, ["ü", "/contextual"])
+
+
+def test_an_abort_before_the_first_item_is_an_ordinary_error_response(stream_server):
+    status, content_type, body = stream_server.read("/missing", "text/event-stream")
+    assert (status, content_type) == (404, "application/json")
+    assert json.loads(body) == {"detail": WerkzeugNotFound().description}  # as abort(404)
+
+
+def _streams_app():
+    app = FlaskAPI(__name__)
+    started = []
+
+    @app.route("/items")
+    def items():
+        started.append(True)
+        yield {"b": 1, "a": datetime.date(2026, 11, 25)}
+
+    @app.route("/created")
+    def created():
+        return iter([1, 2]), 201, {"X-Job": "7", "Cache-Control": "max-age=5"}
+
+    @app.route("/raw")
+    def raw():
+        return flask.Response((part for part in ["a", "b\n"]), mimetype="text/plain")
+
+    @app.route("/raw-context")
+    def raw_context():
+        return flask.Response(flask.stream_with_context(
+            part for part in [request.path, "\n"]), mimetype="text/plain")
+
+    @app.route("/file")
+    def file():
+        return io.BytesIO(b"raw\nbytes")
+
+    @app.route("/bad")
+    def bad():
+        yield 1
+        yield object()
+
+    @app.route("/not-found")
+    def not_found():
+        raise NotFound("No such job.")
+        yield 1
+
+    @app.route("/empty")
+    def empty():
+        return iter(())
+
+    @app.route("/post", methods=["POST"])
+    @set_renderers(JSONRenderer, flask_api.EventStreamRenderer)
+    def post():
+        yield request.data
+
+    return app, started
+
+
+def test_browsers_get_the_page_for_a_generator_view_which_is_closed_unread():
+    app, started = _streams_app()
+    page = app.test_client().get("/items", headers={"Accept": BROWSER_ACCEPT})
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200 and page.mimetype == "text/html"
+    assert 'data-stream="application/jsonl"' in html
+    assert '<a href="/items?format=jsonl">open the\nraw stream</a>' in html
+    assert started == []  # the page fetches the stream itself
+
+
+def test_a_stream_in_a_tuple_keeps_its_status_and_headers_and_tells_proxies_not_to_buffer():
+    app, _ = _streams_app()
+    client = app.test_client()
+    events = client.get("/created", headers={"Accept": "text/event-stream"})
+    assert (events.status_code, events.data) == (201, b"data: 1\n\ndata: 2\n\n")
+    assert events.headers["X-Job"] == "7" and events.headers["X-Accel-Buffering"] == "no"
+    assert events.headers["Cache-Control"] == "max-age=5"  # the view's own wins
+    assert events.headers["Vary"] == "Accept"
+    assert client.get("/items?format=sse").headers["Cache-Control"] == "no-cache"
+    assert client.get("/empty").data == b"[]" and client.get("/empty?format=jsonl").data == b""
+
+
+def test_stream_items_are_written_with_the_apps_json_settings():
+    app, _ = _streams_app()
+    assert app.test_client().get("/items?format=jsonl").data == (
+        b'{"a": "Wed, 25 Nov 2026 00:00:00 GMT", "b": 1}\n')  # sorted, dates as Flask's
+    if hasattr(app, "json"):  # Flask 2.2+: the app's own provider
+        class Provider(flask.json.provider.DefaultJSONProvider):
+            def dumps(self, obj, **kwargs):
+                return json.dumps(obj, default=lambda value: value.isoformat(), **kwargs)
+        app.json = Provider(app)
+        assert app.test_client().get("/items?format=jsonl").data == (
+            b'{"b": 1, "a": "2026-11-25"}\n')
+
+
+def test_an_item_that_cannot_be_json_ends_the_stream_with_an_error(caplog):
+    app, _ = _streams_app()
+    response = app.test_client().get("/bad", headers={"Accept": "application/jsonl"})
+    lines = _lines(response.data)
+    assert lines[0] == 1 and set(lines[1]) == {"detail"}
+    assert any("Exception in the stream of /bad [GET]" in record.getMessage()
+               and record.exc_info for record in caplog.records)
+
+
+def test_an_api_error_before_the_first_item_keeps_its_status_and_detail():
+    app, _ = _streams_app()
+    response = app.test_client().get("/not-found?format=jsonl")
+    assert (response.status_code, response.get_json()) == (404, {"detail": "No such job."})
+
+
+def test_a_bare_generator_is_json_items_but_a_response_of_one_streams_raw_as_in_flask():
+    app, _ = _streams_app()
+    client = app.test_client()
+    assert client.get("/raw").data == b"ab\n"
+    assert client.get("/raw-context").data == b"/raw-context\n"
+    if hasattr(Flask, "json_provider_class"):  # Flask 2.2+ streams an iterator of bytes
+        assert client.get("/file").data == b"raw\nbytes"
+
+
+def test_a_write_that_names_its_stream_formats_streams_to_an_event_stream_client():
+    app, _ = _streams_app()
+    response = app.test_client().post("/post", data='"hi"', content_type="application/json",
+                                      headers={"Accept": "text/event-stream"})
+    assert (response.status_code, response.data) == (200, b'data: "hi"\n\n')
+
+
+@pytest.mark.parametrize("version", [None, "3.2.0"])
+def test_openapi_lists_a_streams_media_types_and_places_its_item_schema_by_version(version):
+    validator = _optional("openapi_spec_validator")
+    app, _ = _streams_app()
+    if version:
+        app.config["OPENAPI_DOCUMENT_VERSION"] = version
+
+    @app.route("/typed")
+    @set_openapi({"responses": {"200": {"content": {
+        "application/jsonl": {"itemSchema": {"type": "integer"}}}}}})
+    def typed():
+        yield 1
+
+    document = openapi_document(app)
+    validator.validate(document)
+    assert document["openapi"] == (version or "3.1.0")
+    plain = document["paths"]["/items"]["get"]
+    assert set(plain["responses"]["200"]["content"]) == {
+        "application/json", "application/jsonl", "application/x-ndjson", "text/event-stream",
+        "text/html"}
+    assert "jsonl" in plain["parameters"][0]["schema"]["enum"]
+    assert set(document["paths"]["/created"]["get"]["responses"]["200"]["content"]) == {
+        "application/json", "text/html"}  # not a generator function, and not declared
+    content = document["paths"]["/typed"]["get"]["responses"]["200"]["content"]
+    array = {"schema": {"type": "array", "items": {"type": "integer"}}}
+    assert content["application/json"] == array
+    event = content["text/event-stream"]["itemSchema" if version else "schema"]
+    assert event["properties"]["data"]["contentSchema"] == {"type": "integer"}
+    if version:
+        assert content["application/jsonl"] == content["application/x-ndjson"] == {
+            "itemSchema": {"type": "integer"}}
+    else:
+        assert content["application/jsonl"] == content["application/x-ndjson"] == array
 
 
 # ---------------------------------------------------------------------------

@@ -33,9 +33,12 @@ Peak memory for the 1,000-note list runs each app in a subprocess of its own
 The last rows measure the bare Flask app again, with ``BrowsableAPI(app)`` added,
 against itself without it: what the page on any Flask app costs its JSON clients.
 
+A stream's table: items per second from a FlaskAPI generator view to a JSON Lines client,
+against bare Flask streaming the same generator as ``json.dumps`` lines in a ``Response``.
+
 Targets (a report, not an assertion; the exit status is 0 either way): every JSON
-scenario within 1.05x bare Flask, the HTML page within 2x the JSON list, and
-``BrowsableAPI`` within 1.02x for JSON clients.
+scenario within 1.05x bare Flask, the HTML page within 2x the JSON list,
+``BrowsableAPI`` within 1.02x for JSON clients, and a stream's time per item within 1.1x.
 """
 
 import argparse
@@ -55,7 +58,7 @@ import time
 import tracemalloc
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
-from flask import Flask, abort, jsonify, request, url_for
+from flask import Flask, Response, abort, jsonify, request, url_for
 from werkzeug.test import EnvironBuilder
 
 try:
@@ -647,6 +650,63 @@ def store_table(results: List[Tuple[str, str, Optional[Tuple[float, float]]]]) -
 
 
 # ---------------------------------------------------------------------------
+# Streams: items per second from a generator view to a JSON Lines client
+# ---------------------------------------------------------------------------
+
+STREAM_TARGET = 1.1
+
+
+def stream_items(count: int) -> Any:
+    return ({"id": n, "name": "item {}".format(n), "done": n % 2 == 0} for n in range(count))
+
+
+def stream_apps(count: int) -> Tuple[Flask, Flask]:
+    """A FlaskAPI generator view, and bare Flask streaming the same items as JSON lines."""
+    from flask_api import FlaskAPI
+    flaskapi, flask = FlaskAPI(__name__), Flask(__name__)
+    flaskapi.add_url_rule("/items/", "items", lambda: stream_items(count))
+    flask.add_url_rule("/items/", "items", lambda: Response(
+        (json.dumps(item) + "\n" for item in stream_items(count)), mimetype="application/jsonl"))
+    return flaskapi, flask
+
+
+def streams(count: int, rounds: int) -> Tuple[int, List[float], List[float], Any]:
+    """Items per second each round (FlaskAPI, bare Flask, alternating), and bytecodes per
+    item of each (over 2,000 items)."""
+    flaskapi, flask = stream_apps(count)
+    call = Call("GET", "/items/", "application/jsonl")
+    for app in (flaskapi, flask):  # the same lines, and the stream type
+        status, body, headers = call(app)
+        assert status == "200 OK" and headers["Content-Type"] == "application/jsonl", headers
+        assert [json.loads(line) for line in body.splitlines()] == list(stream_items(count))
+    rates = ([], [])  # type: Tuple[List[float], List[float]]
+    for index in range(rounds):
+        order = [(flaskapi, rates[0]), (flask, rates[1])]
+        for app, found in order if index % 2 == 0 else order[::-1]:
+            found.append(count / call.loop(app, 1))
+    small = stream_apps(2000)
+    counts = [bytecodes(call, app, 1) for app in small]
+    per_item = [found / 2000 for found in counts if found is not None] or None  # 3.6: None
+    return count, rates[0], rates[1], per_item
+
+
+def stream_table(result: Tuple[int, List[float], List[float], Any]) -> str:
+    count, mine, bare, per_item = result
+    ratio = statistics.median(bare) / statistics.median(mine)  # time per item: bare is 1
+    lines = ["| {:,}-item stream to a JSON Lines client | items/s | bytecodes/item |".format(count),
+             "|---|---:|---:|"]
+    for name, rates, index in (("FlaskAPI generator view", mine, 0),
+                               ("bare Flask, json.dumps lines", bare, 1)):
+        lines.append("| {} | {:,.0f} ({:,.0f}-{:,.0f}) | {} |".format(
+            name, statistics.median(rates), min(rates), max(rates),
+            "-" if per_item is None else "{:.1f}".format(per_item[index])))
+    verdict = "ok" if ratio <= STREAM_TARGET else "over"
+    lines.append("| time per item, FlaskAPI / bare Flask | {:.2f}x (target {:.1f}x) | {} |".format(
+        ratio, STREAM_TARGET, verdict))
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
 # Report
 # ---------------------------------------------------------------------------
 
@@ -769,6 +829,8 @@ def main(argv: Optional[List[str]] = None) -> None:
     print(bytecode_table(results))
     print()
     print(memory_table(mem, requests))
+    print()
+    print(stream_table(streams(20000 if args.quick else 100000, rounds)))
     print()
     if args.quick:  # the server's side, at one size
         print(big_page_table(big_pages(big_bodies([20000]), 3, browser=False)))
