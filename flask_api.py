@@ -1098,12 +1098,18 @@ def _allowed_methods(app: Flask, req: Request) -> List[str]:
 def _view_for(app: Flask, req: Request) -> Any:
     """The view function (or its ``MethodView`` class) that handles this request; for a
     method the URL does not allow (a GET of a POST-only login), the one for those it does."""
-    endpoint = req.endpoint
-    if endpoint is None and isinstance(req.routing_exception, _MethodNotAllowed):
-        with contextlib.suppress(HTTPException, AttributeError, IndexError):  # no adapter...
-            endpoint = _url_adapter(app, req).match(method=_allowed_methods(app, req)[0])[0]
-    view = app.view_functions.get(endpoint or "")
+    rule = _rule_for(app, req)
+    view = app.view_functions.get(rule.endpoint if rule else "")
     return getattr(view, "view_class", view)
+
+
+def _rule_for(app: Flask, req: Request) -> Any:
+    """The request's URL rule; for a method the URL does not allow, that of one it does."""
+    if req.url_rule is None and isinstance(req.routing_exception, _MethodNotAllowed):
+        with contextlib.suppress(HTTPException, AttributeError, IndexError):  # no adapter...
+            return _url_adapter(app, req).match(method=_allowed_methods(app, req)[0],
+                                                return_rule=True)[0]
+    return req.url_rule
 
 
 def _view_name(view: Any) -> str:
@@ -1199,6 +1205,7 @@ class BrowsableAPIRenderer(BaseRenderer):
         stream = req.environ.get(_STREAM_KEY)  # a stream's page: the script shows it live
         body = "" if stream else _page_json(data)
         description = self.get_description(view)
+        schemas = self.get_schemas(app, req, allowed)
         return {
             "base": _page(),
             "branding": app.config.get("BROWSABLE_API_BRANDING", "Flask API"),
@@ -1217,6 +1224,7 @@ class BrowsableAPIRenderer(BaseRenderer):
             "body_html": _linked_body(body),
             "allowed": allowed,
             "content": self.get_form_content(data, body, status, req.method),
+            "schemas": schemas and _script_json(schemas),  # the JSON block the form comes from
             "json_url": self.get_json_url(app, req),
             "stream": stream,
             "stream_url": stream and _format_url(app, req, "jsonl"),
@@ -1261,6 +1269,23 @@ class BrowsableAPIRenderer(BaseRenderer):
     def get_json_url(self, app: Flask, req: Request) -> Optional[str]:
         """The "View as JSON" link: this URL with ``?format=json``; None for none."""
         return _format_url(app, req, "json")
+
+    def get_schemas(self, app: Flask, req: Request, allowed: List[str]) -> Dict[str, Any]:
+        """What the form's fields come from: ``{method: {"content": [media types], "schema":
+        schema}}`` for each of POST, PUT and PATCH whose body the app's OpenAPI document
+        describes with properties, ``$ref``s resolved; {} for the form from the data. Read
+        once per rule and document (see `_operation_schemas`)."""
+        if not _BODY_METHODS.intersection(allowed):
+            return {}
+        rule = req.url_rule or _rule_for(app, req)
+        routes, cached = app.extensions.get("flask_api_routes"), app.extensions.get(
+            "flask_api_schemas")  # type: Any, Any
+        if cached is None or cached[0] is not routes:
+            cached = app.extensions["flask_api_schemas"] = (routes, {})
+        key = (id(rule), tuple(allowed))
+        if key not in cached[1]:
+            cached[1][key] = _Schemas(_operation_schemas(app, rule, allowed) if rule else {})
+        return cached[1][key]
 
 
 #: A body with a list or object of more items than this is big: on its page each item of
@@ -1593,6 +1618,24 @@ def _page_headers(html: str) -> Tuple[Tuple[str, str], ...]:
 
 
 _NO_PAGE_HEADERS = _page_headers("")  # before a template's first render: no inline code
+
+
+class _Schemas(dict):
+    """What `BrowsableAPIRenderer.get_schemas` found for a rule, kept with its JSON."""
+
+    script = None  # type: Optional[Markup]
+
+
+def _script_json(data: Any) -> Markup:
+    """Data as JSON for a ``<script type="application/json">`` block: "<", ">" and "&" as
+    ``\\u`` escapes, so no text in it ends the block; keys in their order (a form's fields).
+    Written once for `_Schemas`."""
+    script = getattr(data, "script", None)
+    if script is None:
+        script = jinja2.utils.htmlsafe_json_dumps(data, json.dumps, default=str)
+        if isinstance(data, _Schemas):
+            data.script = script
+    return script
 
 
 def _csrf_token() -> str:
@@ -2474,6 +2517,60 @@ def _schema_3_1(schema: Dict[str, Any]) -> Dict[str, Any]:
     return schema
 
 
+#: A request body's schema that the page's form is built from has at most this many nodes,
+#: and ``$ref``s at most this deep: a bigger one gets the form from the data. A ``$ref`` back
+#: into itself (a tree's children) is cut there, and becomes a box of JSON.
+_MOST_SCHEMA_NODES = 5000
+_DEEPEST_REF = 16
+
+
+def _operation_schemas(app: Flask, rule: Any, allowed: List[str]) -> Dict[str, Any]:
+    """For each body method of the rule, its operation's body schema that has fields: the
+    JSON one, else a form type's. A document that cannot be read gives none."""
+    found = {}  # type: Dict[str, Any]
+    try:
+        document = openapi_document(app)
+        item = document["paths"].get(_path(rule)[0]) or {}
+        for method in [method for method in ("POST", "PUT", "PATCH") if method in allowed]:
+            body = (item.get(method.lower()) or {}).get("requestBody")
+            content = (_resolved(body, document, (), [_MOST_SCHEMA_NODES]) or {}).get(
+                "content") or {}
+            schemas = [content[name].get("schema") for name in sorted(content, key=lambda name: (
+                "json" not in name, name != "multipart/form-data"))]
+            schemas = [schema for schema in schemas if isinstance(schema, dict) and isinstance(
+                schema.get("properties"), dict) and schema["properties"]]
+            if schemas:
+                found[method] = {"content": list(content), "schema": schemas[0]}
+    except Exception:  # a library's or a fragment's broken document: the form from the data
+        return {}
+    return found
+
+
+def _resolved(value: Any, document: Dict[str, Any], refs: Tuple[str, ...],
+              budget: List[int]) -> Any:
+    """A copy of part of the document with each local ``$ref`` replaced by what it points at
+    (its other keys kept), cut where `_MOST_SCHEMA_NODES` and `_DEEPEST_REF` say."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise ValueError("a schema too big for the page's form")
+    if isinstance(value, list):
+        return [_resolved(item, document, refs, budget) for item in value]
+    if not isinstance(value, dict):
+        return value
+    ref = value.get("$ref")
+    if isinstance(ref, str):
+        if ref in refs or len(refs) >= _DEEPEST_REF or not ref.startswith("#/"):
+            return {}
+        target = document  # type: Any
+        for part in ref[2:].split("/"):
+            part = part.replace("~1", "/").replace("~0", "~")
+            target = target[int(part)] if isinstance(target, list) else target[part]
+        siblings = {key: below for key, below in value.items() if key != "$ref"}
+        return _resolved(dict(target, **siblings), document, refs + (ref,), budget)
+    return {key: below if key in _DATA_KEYS else _resolved(below, document, refs, budget)
+            for key, below in value.items()}
+
+
 def set_openapi(fragment: Dict[str, Any]) -> Any:
     """Decorator: merge an OpenAPI fragment into the document's operations for this view.
 
@@ -2675,6 +2772,9 @@ raw stream</a>.{% endif %}{% endif %}</span></pre>
 <div id="api-curl" class="bar" hidden></div>
 
 {% if "POST" in allowed or "PUT" in allowed or "PATCH" in allowed %}
+{%- if schemas %}
+<script type="application/json" id="api-schemas">{{ schemas }}</script>
+{%- endif %}
 <form method="post" data-api>
 {%- if csrf_token %}<input type="hidden" name="csrf_token" value="{{ csrf_token }}">{% endif %}
 <fieldset><legend>Send a request</legend>

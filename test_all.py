@@ -331,8 +331,11 @@ def _browse(client, url, method="GET", headers=None, **kwargs):
 def _assert_inert(page):
     """Nothing on the page but the template's own markup could run script."""
     assert [el.tag for el in page.elements if el.tag in ("script", "img", "svg", "iframe")] \
-        == ["script"]
+        in (["script"], ["script", "script"])
     assert not page.find("script")[0].attrs
+    for data in page.find("script")[1:]:  # the schema the form is built from, as data (#31)
+        assert data.attrs == {"type": "application/json", "id": "api-schemas"}
+        json.loads(data.text)
     handlers = [(el.tag, name) for el in page.elements for name in el.attrs
                 if name.lower().startswith("on")]
     assert handlers == []
@@ -4049,9 +4052,10 @@ def test_document_is_built_on_first_request_and_again_only_when_routes_change():
     app = notes_app.create_app()
     client = app.test_client()
     client.get("/", headers=JSON)
-    client.get("/", headers={"Accept": BROWSER_ACCEPT})
-    assert "flask_api_openapi" not in app.extensions  # JSON clients and pages never build it
+    assert "flask_api_openapi" not in app.extensions  # JSON clients never build it
+    client.get("/", headers={"Accept": BROWSER_ACCEPT})  # a page's form from its schema does
     first = app.openapi()
+    assert app.extensions["flask_api_openapi"][1] is first
     assert client.get("/openapi.json", headers=JSON).get_json() == first
     assert app.openapi() is first
 
@@ -4615,6 +4619,226 @@ def test_a_view_naming_a_class_that_cannot_be_imported_breaks_only_its_own_reque
     assert "/fine/" in _validated(client.get("/openapi.json", headers=JSON).get_json())["paths"]
     with pytest.raises(ImportError):  # the view itself still says what is wrong
         client.post("/typo", json={})
+
+
+# ---------------------------------------------------------------------------
+# OpenAPI: the page's forms from the schema (#31)
+# Where the document describes a body with fields, the page embeds that schema, $refs resolved,
+# for the script to build its form from; JSON answers carry nothing of it.
+# ---------------------------------------------------------------------------
+
+BIG_INTEGER = "12345678901234567891"  # past 2**64: no double, and no int64, holds it
+ORDER_SCHEMA = {"type": "object", "required": ["name", "count"], "properties": {
+    "name": {"type": "string", "minLength": 2, "maxLength": 20, "pattern": "^[a-z ]+$",
+             "description": "Lower-case letters."},
+    "count": {"type": "integer", "minimum": 1, "maximum": int(BIG_INTEGER)},
+    "price": {"type": "number", "exclusiveMinimum": 0, "default": 2.5},
+    "size": {"enum": ["small", "large", 3, None]},
+    "gift": {"type": "boolean"},
+    "note": {"type": ["string", "null"], "examples": ["ring twice"]},
+    "address": {"type": "object", "required": ["city"], "properties": {
+        "city": {"type": "string"}, "zip": {"type": "string"}}},
+    "tags": {"type": "array", "items": {"type": "string"}},
+    "lines": {"type": "array", "items": {"type": "object", "properties": {
+        "sku": {"type": "string"}, "qty": {"type": "integer", "minimum": 1}}}},
+    "extra": {"type": "object"},
+    "photo": {"type": "string", "format": "binary"},
+    "id": {"type": "integer", "readOnly": True},
+}}
+UPLOAD_SCHEMA = {"type": "object", "required": ["file"], "properties": {
+    "title": {"type": "string"}, "file": {"type": "string", "format": "binary"},
+    "copies": {"type": "array", "items": {"type": "string", "format": "binary"}}}}
+
+
+def _schema_app():
+    """Orders described by ORDER_SCHEMA (POST on the list, PUT on one), taken as JSON only; a
+    POST-only upload of files as multipart; each body the views get is in config "bodies"."""
+    app = FlaskAPI(__name__)
+    bodies = app.config["bodies"] = []
+    orders = {1: {"id": 1, "name": "tea", "count": 3, "gift": True, "size": 3, "note": None,
+                  "address": {"city": "Oslo"}, "tags": ["green", "loose"]}}
+    body = {"requestBody": {"content": {"application/json": {"schema": ORDER_SCHEMA}}}}
+
+    @app.route("/orders/", methods=["GET", "POST"])
+    @set_openapi({"post": body})
+    @set_parsers(JSONParser)
+    def order_list():
+        """All orders."""
+        if request.method == "POST":
+            bodies.append(request.get_data(as_text=True))
+            return dict(request.data, id=len(orders) + 1), 201
+        return list(orders.values())
+
+    @app.route("/orders/<int:key>", methods=["GET", "PUT"])
+    @set_openapi({"put": body})
+    @set_parsers(JSONParser)
+    def order_detail(key):
+        """One order."""
+        if request.method == "PUT":
+            bodies.append(request.get_data(as_text=True))
+        return orders[key]
+
+    @app.route("/upload/", methods=["POST"])
+    @set_openapi({"requestBody": {"content": {"multipart/form-data": {"schema": UPLOAD_SCHEMA}}}})
+    def upload():
+        """Upload a file."""
+        bodies.append(request.mimetype)
+        return {"files": [[name, upload.filename, upload.read().decode("utf-8")]
+                          for name, upload in request.files.items(multi=True)],
+                "form": request.form.to_dict(flat=False)}
+    app.testing = True
+    return app
+
+
+def _embedded_schemas(client, url):
+    """The page's schema block, parsed: {method: {"content": [...], "schema": ...}}; None if
+    the page has none."""
+    page = _browse(client, url)
+    assert page.status_code in (200, 405)
+    blocks = page.find("script", type="application/json", id="api-schemas")
+    return json.loads(blocks[0].text) if blocks else None
+
+
+def test_page_embeds_the_body_schema_set_openapi_describes_fields_in_their_order():
+    client = _schema_app().test_client()
+    schemas = _embedded_schemas(client, "/orders/")
+    assert schemas == {"POST": {"content": ["application/json"], "schema": ORDER_SCHEMA}}
+    assert list(schemas["POST"]["schema"]["properties"]) == list(ORDER_SCHEMA["properties"])
+    assert _embedded_schemas(client, "/orders/1") == {"PUT": schemas["POST"]}
+    assert b"api-schemas" not in client.get("/orders/", headers=JSON).data
+
+
+def test_a_post_only_url_embeds_its_schema_in_its_405_page():
+    client = _schema_app().test_client()
+    page = _browse(client, "/upload/")
+    assert page.status_code == 405
+    assert _embedded_schemas(client, "/upload/")["POST"]["schema"] == UPLOAD_SCHEMA
+
+
+@pytest.mark.parametrize("schema", [{}, {"type": "object"}, {"type": "array"},
+                                    {"type": "object", "properties": {}}])
+def test_a_body_schema_without_fields_leaves_the_form_from_the_data(app, client, schema):
+    @app.route("/", methods=["GET", "POST"])
+    @set_openapi({"post": {"requestBody": {"content": {"application/json": {"schema": schema}}}}})
+    def view():
+        return {"a": 1}
+
+    @app.route("/guessed", methods=["GET", "POST"])
+    def guessed():  # the document's guess for a JSON body: {}
+        return {"a": 1}
+    assert _embedded_schemas(client, "/") is None
+    assert _embedded_schemas(client, "/guessed") is None
+
+
+def test_a_schema_string_cannot_end_the_block_it_is_embedded_in(app, client):
+    hostile = {"type": "object", "properties": {text: {"type": "string", "description": text,
+                                                       "default": text}
+                                                for text in HOSTILE_TEXTS}}
+
+    @app.route("/", methods=["POST"])
+    @set_openapi({"requestBody": {"content": {"application/json": {"schema": hostile}}}})
+    def view():
+        return {}
+    page = _browse(client, "/")
+    assert page.html.count("</script>") == 2 and page.html.lower().count("<script") == 2
+    assert _embedded_schemas(client, "/")["POST"]["schema"] == hostile
+    assert [el.tag for el in page.elements if el.tag in ("img", "svg", "iframe")] == []
+
+
+def _smorest_orders(recursive=False):
+    """A flask-smorest app whose POST takes a marshmallow schema with a nested one (a $ref in
+    its document), or one that nests itself (a tree) where ``recursive``."""
+    flask_smorest, ma = _optional("flask_smorest"), _optional("marshmallow")
+    app = Flask(__name__)
+    app.config.update(API_TITLE="Orders", API_VERSION="1", OPENAPI_VERSION="3.0.3")
+    api = flask_smorest.Api(app)
+    blueprint = flask_smorest.Blueprint("orders", __name__)
+
+    class Address(ma.Schema):
+        city = ma.fields.Str(required=True)
+
+    class Order(ma.Schema):
+        id = ma.fields.Int(dump_only=True)
+        name = ma.fields.Str(required=True, validate=ma.validate.Length(min=2))
+        size = ma.fields.Str(validate=ma.validate.OneOf(["small", "large"]))
+        address = ma.fields.Nested(Address)
+
+    class Tree(ma.Schema):
+        name = ma.fields.Str()
+        children = ma.fields.List(ma.fields.Nested(lambda: Tree()))
+
+    @blueprint.route("/orders", methods=["POST"])
+    @blueprint.arguments(Tree if recursive else Order)
+    def orders(data):
+        return jsonify(data)
+    api.register_blueprint(blueprint)
+    return _finish(app, True)
+
+
+def test_a_wrapped_flask_smorest_apps_page_embeds_its_marshmallow_schema_refs_resolved():
+    schemas = _embedded_schemas(_smorest_orders().test_client(), "/orders")
+    schema = schemas["POST"]["schema"]
+    assert schema["required"] == ["name"] and schema["properties"]["name"]["minLength"] == 2
+    assert schema["properties"]["id"]["readOnly"] is True
+    assert schema["properties"]["size"]["enum"] == ["small", "large"]
+    assert schema["properties"]["address"]["properties"] == {"city": {"type": "string"}}
+    assert "$ref" not in json.dumps(schema)
+
+
+def test_a_wrapped_apiflask_apps_page_embeds_its_input_schema():
+    schemas = _embedded_schemas(_apiflask_pets(True).test_client(), "/pets")
+    assert schemas["POST"]["schema"]["properties"] == {"name": {"type": "string"}}
+    assert schemas["POST"]["schema"]["required"] == ["name"]
+
+
+def test_a_recursive_schema_is_cut_where_it_refers_back_to_itself():
+    client = _smorest_orders(recursive=True).test_client()
+    started = time.monotonic()
+    tree = _embedded_schemas(client, "/orders")["POST"]["schema"]
+    assert time.monotonic() - started < 5
+    assert tree["properties"]["name"] == {"type": "string"}
+    assert tree["properties"]["children"]["items"] == {}  # a box of JSON there, no deeper
+
+
+def test_a_schema_of_exponential_size_or_a_broken_ref_leaves_the_form_from_the_data(app, client):
+    levels = {"l0": {"type": "string"}}  # each level twice the one below: 2**30 fields in all
+    for level in range(1, 31):
+        below = {"$ref": "#/paths/~1big/post/x-levels/l{}".format(level - 1)}
+        levels["l{}".format(level)] = {"type": "object", "properties": {"a": below, "b": below}}
+    schema = {"$ref": "#/paths/~1big/post/x-levels/l30"}
+
+    @app.route("/big", methods=["GET", "POST"])
+    @set_openapi({"post": {"x-levels": levels, "requestBody": {"content": {
+        "application/json": {"schema": schema}}}}})
+    def big():
+        return {"a": 1}
+
+    @app.route("/broken", methods=["GET", "POST"])
+    @set_openapi({"post": {"requestBody": {"$ref": "#/components/requestBodies/Nowhere"}}})
+    def broken():
+        return {"a": 1}
+    started = time.monotonic()
+    assert _embedded_schemas(client, "/big") is None
+    assert time.monotonic() - started < 5
+    assert _embedded_schemas(client, "/broken") is None
+    assert _browse(client, "/broken").body_json == {"a": 1}
+    levels["l30"] = levels["l2"]  # a small one is embedded whole
+    app.extensions.clear()
+    assert _embedded_schemas(client, "/big")["POST"]["schema"]["properties"]["a"] == {
+        "type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}}
+
+
+def test_the_embedded_schemas_are_built_once_per_document(monkeypatch):
+    app = _schema_app()
+    client = app.test_client()
+    built = []
+    original = flask_api._operation_schemas
+    monkeypatch.setattr(flask_api, "_operation_schemas",
+                        lambda *args: built.append(args[1].rule) or original(*args))
+    for _ in range(3):
+        assert _embedded_schemas(client, "/orders/")["POST"]
+    assert _embedded_schemas(client, "/orders/1")["PUT"]
+    assert built == ["/orders/", "/orders/<int:key>"]
 
 
 # ---------------------------------------------------------------------------
