@@ -6159,7 +6159,9 @@ def test_browser_form_tab_sends_a_put_that_keeps_each_value_type(tab, live_site)
 
 
 def test_browser_raw_tab_stays_the_default_for_data_without_fields(tab, live_site):
-    site = live_site.serve(notes_app.create_app(notes={}))
+    app = notes_app.create_app(notes={})
+    app.view_functions["notes_list"].openapi = None  # no body schema: no form from one (#31)
+    site = live_site.serve(app)
     tab.goto(site + "/")  # an empty list: no fields to offer
     _expect(tab.locator("pre.response")).to_contain_text("[]")
     assert tab.get_by_role("tab").count() == 0
@@ -6178,11 +6180,13 @@ def test_browser_raw_tab_stays_the_default_for_data_without_fields(tab, live_sit
 def test_browser_error_page_offers_no_form_fields_from_the_error_body(tab):
     tab.goto("/99/")  # a 404: {"detail": ...} is not a note to edit
     _expect(tab.locator("pre.response")).to_contain_text("HTTP 404")
-    assert tab.get_by_role("tab").count() == 0
     assert tab.get_by_label("detail", exact=True).count() == 0
-    tab.get_by_label("Content").fill('{"text": "made here"}')
+    # the form's fields are those the PUT's documented body has (#31), filled from its example
+    _expect(tab.get_by_label("text", exact=True)).to_have_value("buy milk")
+    tab.get_by_label("text", exact=True).fill("made here")
     tab.get_by_role("button", name="PUT").click()
     _expect(tab.locator("pre.response")).to_contain_text("HTTP 200 OK")
+    _expect(tab.locator("pre.response")).to_contain_text('"text": "made here"')
 
 
 def test_browser_query_form_edits_parameters_and_link_next_is_followed(tab, live_site):
@@ -7331,6 +7335,238 @@ def test_page_csp_allows_only_the_heads_script_and_style_not_one_in_what_it_show
     assert "window.__pwned = 1" in html
     assert _csp(page)["script-src"] == _inline_hashes(head, "script")  # the page's one
     assert _csp(page)["style-src"] == _inline_hashes(head, "style")
+
+
+# ---------------------------------------------------------------------------
+# In a browser: forms from the schema (#31)
+# Each kind of field the schema makes, nested objects, arrays, files as multipart, and the
+# checks made before sending: all sent as typed, big integers to the digit.
+# ---------------------------------------------------------------------------
+
+@pytest.fixture
+def schema_site(live_site):
+    app = _schema_app()
+    return app, live_site.serve(app)
+
+
+def _field(tab, label):
+    return tab.get_by_label(label, exact=True)
+
+
+def test_browser_schema_form_makes_each_kind_of_field_and_sends_each_as_its_type(
+        tab, schema_site):
+    app, site = schema_site
+    tab.goto(site + "/orders/")
+    _expect(tab.get_by_role("tab", name="HTML form")).to_have_attribute("aria-selected", "true")
+    _expect(tab.get_by_role("group", name="Body, as documented")).to_be_visible()
+    # required marks: announced (the attribute) and seen (a "*" the label's name leaves out)
+    _expect(_field(tab, "name")).to_have_attribute("required", "")
+    mark = "(input) => getComputedStyle(input.labels[0], '::after').content"
+    assert _field(tab, "name").evaluate(mark) == '" *" / ""'
+    assert _field(tab, "price").evaluate(mark) == "none"
+    _expect(_field(tab, "price")).not_to_have_attribute("required", "")
+    _expect(_field(tab, "name")).to_have_attribute("maxlength", "20")
+    _expect(_field(tab, "name")).to_have_accessible_description(
+        "Lower-case letters. Matching ^[a-z ]+$.")
+    # default and example prefilled; enums and booleans as selects of their values
+    _expect(_field(tab, "price")).to_have_value("2.5")
+    _expect(_field(tab, "note")).to_have_value("ring twice")
+    assert _field(tab, "size").locator("option").all_inner_texts() == [
+        "(none)", "small", "large", "3", "null"]
+    assert _field(tab, "gift").locator("option").all_inner_texts() == ["(none)", "true", "false"]
+    _expect(tab.get_by_label("id", exact=True)).to_have_count(0)  # readOnly: not sent
+    # an object as a fieldset; an object without properties as a box of JSON
+    address = tab.get_by_role("group", name="address")
+    _expect(address.get_by_label("city", exact=True)).to_have_attribute("required", "")
+    # a file where the operation takes no multipart body: said, and disabled
+    _expect(_field(tab, "photo")).to_be_disabled()
+    _expect(tab.locator(".field.file .hint")).to_contain_text("no multipart/form-data body")
+    _field(tab, "name").fill("green tea")
+    _field(tab, "count").fill("2")
+    _field(tab, "size").select_option(label="3")
+    _field(tab, "gift").select_option(label="false")
+    tab.get_by_label("note is null").check()
+    address.get_by_label("city", exact=True).fill("Bergen")
+    _field(tab, "extra").fill('{"ribbon": [1, 2.0]}')
+    tab.get_by_role("button", name="POST").click()
+    _expect(tab.locator("pre.response")).to_contain_text("HTTP 201")
+    assert app.config["bodies"] == ['{"name": "green tea", "count": 2, "price": 2.5, "size": 3, '
+                                    '"gift": false, "note": null, "address": {"city": "Bergen"}, '
+                                    '"tags": [], "lines": [], "extra": {"ribbon": [1, 2.0]}}']
+
+
+def test_browser_schema_arrays_add_and_remove_items_by_buttons_named_for_them(tab, schema_site):
+    app, site = schema_site
+    tab.goto(site + "/orders/")
+    _field(tab, "name").fill("tea")
+    _field(tab, "count").fill("1")
+    tab.get_by_role("group", name="address").get_by_label("city").fill("Oslo")
+    add_tag = tab.get_by_role("button", name="Add an item to tags")
+    for text in ("one", "two", "three"):
+        add_tag.click()
+        tab.keyboard.type(text)  # focus went to the new item's field
+    tab.get_by_role("button", name="Remove tags 2").click()
+    _expect(add_tag).to_be_focused()
+    tab.get_by_role("button", name="Add an item to lines").click()
+    line = tab.get_by_role("group", name="lines 1")
+    line.get_by_label("sku", exact=True).fill("T-1")
+    line.get_by_label("qty", exact=True).fill("4")
+    tab.get_by_role("button", name="Add an item to lines").click()
+    tab.get_by_role("button", name="Remove lines 2").click()
+    tab.get_by_role("button", name="POST").click()
+    _expect(tab.locator("pre.response")).to_contain_text("HTTP 201")
+    sent = json.loads(app.config["bodies"][-1])
+    assert (sent["tags"], sent["lines"]) == (["one", "three"], [{"sku": "T-1", "qty": 4}])
+
+
+def test_browser_schema_required_field_left_empty_is_refused_before_sending(tab, schema_site):
+    app, site = schema_site
+    tab.goto(site + "/orders/")
+    _field(tab, "count").fill("1")
+    tab.get_by_role("button", name="POST").click()
+    assert _field(tab, "name").evaluate("input => input.validationMessage")
+    _expect(_field(tab, "name")).to_be_focused()
+    time.sleep(0.3)
+    assert app.config["bodies"] == []
+    # the Raw tab sends what it holds: the hidden form's checks do not stand in its way
+    _raw_tab(tab)
+    tab.get_by_label("Content").fill('{"name": "raw"}')
+    tab.get_by_role("button", name="POST").click()
+    _expect(tab.locator("pre.response")).to_contain_text("HTTP 201")
+    assert app.config["bodies"] == ['{"name": "raw"}']
+
+
+def test_browser_schema_integer_past_2_53_reaches_the_server_to_the_digit(tab, schema_site):
+    app, site = schema_site
+    tab.goto(site + "/orders/")
+    _field(tab, "name").fill("tea")
+    tab.get_by_role("group", name="address").get_by_label("city").fill("Oslo")
+    # one past the schema's maximum is refused: compared as decimals, not as doubles (equal)
+    _field(tab, "count").fill(BIG_INTEGER[:-1] + "2")
+    tab.get_by_role("button", name="POST").click()
+    message = _field(tab, "count").evaluate("input => input.validationMessage")
+    assert message == "A number at most {} is expected.".format(BIG_INTEGER)
+    _field(tab, "count").fill(BIG_INTEGER)
+    tab.get_by_role("button", name="POST").click()
+    _expect(tab.locator("pre.response")).to_contain_text("HTTP 201")
+    assert '"count": {},'.format(BIG_INTEGER) in app.config["bodies"][-1]
+    assert json.loads(app.config["bodies"][-1])["count"] == int(BIG_INTEGER)
+
+
+@pytest.mark.parametrize("field, text, message", [
+    ("count", "0", "A number at least 1 is expected."),
+    ("count", "1.5", "A whole number is expected."),
+    ("count", "ten", "A number such as 12 or 2.5 is expected."),
+    ("price", "0", "A number more than 0 is expected."),
+    ("name", "Tea", "The value must match ^[a-z ]+$."),
+])
+def test_browser_schema_checks_each_value_before_sending(tab, schema_site, field, text, message):
+    app, site = schema_site
+    tab.goto(site + "/orders/")
+    for name, value in {"name": "tea", "count": "1", field: text}.items():
+        _field(tab, name).fill(value)
+    tab.get_by_role("group", name="address").get_by_label("city").fill("Oslo")
+    tab.get_by_role("button", name="POST").click()
+    _expect(_field(tab, field)).to_be_focused()
+    assert _field(tab, field).evaluate("input => input.validationMessage") == message
+    time.sleep(0.3)
+    assert app.config["bodies"] == []
+
+
+def test_browser_schema_form_of_a_put_is_filled_from_the_object_shown(tab, schema_site):
+    app, site = schema_site
+    tab.goto(site + "/orders/1")
+    _expect(_field(tab, "name")).to_have_value("tea")
+    _expect(_field(tab, "count")).to_have_value("3")
+    _expect(_field(tab, "size")).to_have_value("3")
+    _expect(_field(tab, "gift")).to_have_value("true")
+    _expect(tab.get_by_label("note is null")).to_be_checked()
+    _expect(_field(tab, "tags 2")).to_have_value("loose")
+    tab.get_by_role("button", name="PUT").click()
+    _expect(tab.locator("pre.response")).to_contain_text("PUT /orders/1")
+    assert json.loads(app.config["bodies"][-1]) == {
+        "name": "tea", "count": 3, "price": 2.5, "size": 3, "gift": True, "note": None,
+        "address": {"city": "Oslo"}, "tags": ["green", "loose"], "lines": []}
+
+
+def test_browser_schema_files_go_as_multipart_to_request_files_from_a_post_only_url(
+        tab, schema_site, tmp_path):
+    app, site = schema_site
+    upload, copy = tmp_path / "notes.txt", tmp_path / "copy.txt"
+    upload.write_text("first file")
+    copy.write_text("second file")
+    tab.goto(site + "/upload/")
+    _expect(tab.locator("pre.response")).to_contain_text("HTTP 405")
+    _field(tab, "title").fill("mine")
+    tab.get_by_role("button", name="POST").click()  # no file chosen: refused
+    assert _field(tab, "file").evaluate("input => input.validationMessage")
+    _field(tab, "file").set_input_files(str(upload))
+    tab.get_by_role("button", name="Add an item to copies").click()
+    _field(tab, "copies 1").set_input_files(str(copy))
+    tab.get_by_role("button", name="POST").click()
+    _expect(tab.locator("pre.response")).to_contain_text("HTTP 200")
+    assert app.config["bodies"] == ["multipart/form-data"]
+    answer = tab.locator("pre.response").inner_text()
+    assert json.loads(answer[answer.index("{"):]) == {
+        "files": [["file", "notes.txt", "first file"], ["copies", "copy.txt", "second file"]],
+        "form": {"title": ["mine"]}}
+
+
+@pytest.mark.parametrize("make", [_smorest_things, _apiflask_pets], ids=["flask-smorest",
+                                                                         "apiflask"])
+def test_browser_a_wrapped_apps_own_schema_makes_its_form(chromium, live_site, make):
+    _skip_where_the_library_breaks_errors("flask-smorest")
+    site = live_site.serve(make(True) if make is _apiflask_pets else make())
+    path = "/pets" if make is _apiflask_pets else "/things/"
+    tab = _new_tab(chromium, site)
+    try:
+        tab.goto(path)
+        _expect(_field(tab, "name")).to_have_attribute("required", "")
+        _expect(tab.get_by_label("key", exact=True)).to_have_count(0)  # dump_only
+        _expect(tab.get_by_label("url", exact=True)).to_have_count(0)
+        tab.get_by_role("button", name="POST").click()
+        assert _field(tab, "name").evaluate("input => input.validationMessage")
+        _field(tab, "name").fill("mug")
+        tab.get_by_role("button", name="POST").click()
+        _expect(tab.locator("pre.response")).to_contain_text("HTTP 201")
+        _expect(tab.locator("pre.response")).to_contain_text('"name": "mug"')
+    finally:
+        tab.context.close()
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_axe_finds_nothing_on_a_schema_form_with_every_kind_of_field(chromium, schema_site,
+                                                                      theme):
+    app, site = schema_site
+    tab = _new_tab(chromium, site)
+    try:
+        tab.emulate_media(color_scheme=theme)
+        tab.goto("/orders/1")
+        tab.get_by_role("button", name="Add an item to lines").click()
+        tab.get_by_label("note is null").uncheck()
+        assert _axe(tab) == []
+        # every target 24 px at least: a control's own box, or its label's where it has one
+        small = tab.evaluate("""() => Array.from(document.querySelectorAll("#api-fields " +
+            ":is(button, select, input)")).map((node) => (node.closest("label") || node)
+            .getBoundingClientRect()).filter((box) => box.width < 24 || box.height < 24)""")
+        assert small == []
+    finally:
+        tab.context.close()
+
+
+# (JSON number, JSON number, -1 / 0 / 1): compared as decimals, as no double can
+COMPARED_NUMBERS = [
+    (BIG_INTEGER, BIG_INTEGER[:-1] + "0", 1), ("9007199254740993", "9007199254740992", 1),
+    ("-9007199254740993", "-9007199254740992", -1), ("2.50", "2.5", 0), ("1e3", "999", 1),
+    ("100", "1E2", 0), ("-0", "0", 0), ("0", "-0.0001", 1), ("0.05", "0.5", -1),
+    ("-1.5e-3", "-0.0015", 0), ("1" + "0" * 400, "1e400", 0), ("1e400", "9" * 400, 1),
+]
+
+
+def test_page_script_compares_numbers_as_decimals_exactly(script_parts):
+    cases = [[one, other] for one, other, _ in COMPARED_NUMBERS]
+    assert _js(script_parts, "(cases) => cases.map(([a, b]) => parts.compareNumbers(a, b))",
+               cases) == [order for _, _, order in COMPARED_NUMBERS]
 
 
 # ---------------------------------------------------------------------------
