@@ -7503,6 +7503,9 @@ def test_browser_schema_files_go_as_multipart_to_request_files_from_a_post_only_
     _field(tab, "file").set_input_files(str(upload))
     tab.get_by_role("button", name="Add an item to copies").click()
     _field(tab, "copies 1").set_input_files(str(copy))
+    tab.locator("form[data-api] .bar button.copy").click()  # curl reads the files themselves
+    _expect(tab.locator("form[data-api] pre.curl")).to_contain_text(
+        "--form-string 'title=mine' -F 'file=@notes.txt' -F 'copies=@copy.txt'")
     tab.get_by_role("button", name="POST").click()
     _expect(tab.locator("pre.response")).to_contain_text("HTTP 200")
     assert app.config["bodies"] == ["multipart/form-data"]
