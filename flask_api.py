@@ -1139,12 +1139,18 @@ def _allowed_methods(app: Flask, req: Request) -> List[str]:
 def _view_for(app: Flask, req: Request) -> Any:
     """The view function (or its ``MethodView`` class) that handles this request; for a
     method the URL does not allow (a GET of a POST-only login), the one for those it does."""
-    endpoint = req.endpoint
-    if endpoint is None and isinstance(req.routing_exception, _MethodNotAllowed):
-        with contextlib.suppress(HTTPException, AttributeError, IndexError):  # no adapter...
-            endpoint = _url_adapter(app, req).match(method=_allowed_methods(app, req)[0])[0]
-    view = app.view_functions.get(endpoint or "")
+    rule = _rule_for(app, req)
+    view = app.view_functions.get(rule.endpoint if rule else "")
     return getattr(view, "view_class", view)
+
+
+def _rule_for(app: Flask, req: Request) -> Any:
+    """The request's URL rule; for a method the URL does not allow, that of one it does."""
+    if req.url_rule is None and isinstance(req.routing_exception, _MethodNotAllowed):
+        with contextlib.suppress(HTTPException, AttributeError, IndexError):  # no adapter...
+            return _url_adapter(app, req).match(method=_allowed_methods(app, req)[0],
+                                                return_rule=True)[0]
+    return req.url_rule
 
 
 def _view_name(view: Any) -> str:
@@ -1240,6 +1246,7 @@ class BrowsableAPIRenderer(BaseRenderer):
         stream = req.environ.get(_STREAM_KEY)  # a stream's page: the script shows it live
         body = "" if stream else _page_json(data)
         description = self.get_description(view)
+        schemas = self.get_schemas(app, req, allowed)
         return {
             "base": _page(),
             "branding": app.config.get("BROWSABLE_API_BRANDING", "Flask API"),
@@ -1258,6 +1265,7 @@ class BrowsableAPIRenderer(BaseRenderer):
             "body_html": _linked_body(body),
             "allowed": allowed,
             "content": self.get_form_content(data, body, status, req.method),
+            "schemas": schemas and _script_json(schemas),  # the JSON block the form comes from
             "json_url": self.get_json_url(app, req),
             "stream": stream,
             "stream_url": stream and _format_url(app, req, "jsonl"),
@@ -1302,6 +1310,23 @@ class BrowsableAPIRenderer(BaseRenderer):
     def get_json_url(self, app: Flask, req: Request) -> Optional[str]:
         """The "View as JSON" link: this URL with ``?format=json``; None for none."""
         return _format_url(app, req, "json")
+
+    def get_schemas(self, app: Flask, req: Request, allowed: List[str]) -> Dict[str, Any]:
+        """What the form's fields come from: ``{method: {"content": [media types], "schema":
+        schema}}`` for each of POST, PUT and PATCH whose body the app's OpenAPI document
+        describes with properties, ``$ref``s resolved; {} for the form from the data. Read
+        once per rule and document (see `_operation_schemas`)."""
+        if not _BODY_METHODS.intersection(allowed):
+            return {}
+        rule = req.url_rule or _rule_for(app, req)
+        routes, cached = app.extensions.get("flask_api_routes"), app.extensions.get(
+            "flask_api_schemas")  # type: Any, Any
+        if cached is None or cached[0] is not routes:
+            cached = app.extensions["flask_api_schemas"] = (routes, {})
+        key = (id(rule), tuple(allowed))
+        if key not in cached[1]:
+            cached[1][key] = _Schemas(_operation_schemas(app, rule, allowed) if rule else {})
+        return cached[1][key]
 
 
 #: A body with a list or object of more items than this is big: on its page each item of
@@ -1634,6 +1659,24 @@ def _page_headers(html: str) -> Tuple[Tuple[str, str], ...]:
 
 
 _NO_PAGE_HEADERS = _page_headers("")  # before a template's first render: no inline code
+
+
+class _Schemas(dict):
+    """What `BrowsableAPIRenderer.get_schemas` found for a rule, kept with its JSON."""
+
+    script = None  # type: Optional[Markup]
+
+
+def _script_json(data: Any) -> Markup:
+    """Data as JSON for a ``<script type="application/json">`` block: "<", ">" and "&" as
+    ``\\u`` escapes, so no text in it ends the block; keys in their order (a form's fields).
+    Written once for `_Schemas`."""
+    script = getattr(data, "script", None)
+    if script is None:
+        script = jinja2.utils.htmlsafe_json_dumps(data, json.dumps, default=str)
+        if isinstance(data, _Schemas):
+            data.script = script
+    return script
 
 
 def _csrf_token() -> str:
@@ -2670,6 +2713,60 @@ def _schema_3_1(schema: Dict[str, Any]) -> Dict[str, Any]:
     return schema
 
 
+#: A request body's schema that the page's form is built from has at most this many nodes,
+#: and ``$ref``s at most this deep: a bigger one gets the form from the data. A ``$ref`` back
+#: into itself (a tree's children) is cut there, and becomes a box of JSON.
+_MOST_SCHEMA_NODES = 5000
+_DEEPEST_REF = 16
+
+
+def _operation_schemas(app: Flask, rule: Any, allowed: List[str]) -> Dict[str, Any]:
+    """For each body method of the rule, its operation's body schema that has fields: the
+    JSON one, else a form type's. A document that cannot be read gives none."""
+    found = {}  # type: Dict[str, Any]
+    try:
+        document = openapi_document(app)
+        item = document["paths"].get(_path(rule)[0]) or {}
+        for method in [method for method in ("POST", "PUT", "PATCH") if method in allowed]:
+            body = (item.get(method.lower()) or {}).get("requestBody")
+            content = (_resolved(body, document, (), [_MOST_SCHEMA_NODES]) or {}).get(
+                "content") or {}
+            schemas = [content[name].get("schema") for name in sorted(content, key=lambda name: (
+                "json" not in name, name != "multipart/form-data"))]
+            schemas = [schema for schema in schemas if isinstance(schema, dict) and isinstance(
+                schema.get("properties"), dict) and schema["properties"]]
+            if schemas:
+                found[method] = {"content": list(content), "schema": schemas[0]}
+    except Exception:  # a library's or a fragment's broken document: the form from the data
+        return {}
+    return found
+
+
+def _resolved(value: Any, document: Dict[str, Any], refs: Tuple[str, ...],
+              budget: List[int]) -> Any:
+    """A copy of part of the document with each local ``$ref`` replaced by what it points at
+    (its other keys kept), cut where `_MOST_SCHEMA_NODES` and `_DEEPEST_REF` say."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise ValueError("a schema too big for the page's form")
+    if isinstance(value, list):
+        return [_resolved(item, document, refs, budget) for item in value]
+    if not isinstance(value, dict):
+        return value
+    ref = value.get("$ref")
+    if isinstance(ref, str):
+        if ref in refs or len(refs) >= _DEEPEST_REF or not ref.startswith("#/"):
+            return {}
+        target = document  # type: Any
+        for part in ref[2:].split("/"):
+            part = part.replace("~1", "/").replace("~0", "~")
+            target = target[int(part)] if isinstance(target, list) else target[part]
+        siblings = {key: below for key, below in value.items() if key != "$ref"}
+        return _resolved(dict(target, **siblings), document, refs + (ref,), budget)
+    return {key: below if key in _DATA_KEYS else _resolved(below, document, refs, budget)
+            for key, below in value.items()}
+
+
 def set_openapi(fragment: Dict[str, Any]) -> Any:
     """Decorator: merge an OpenAPI fragment into the document's operations for this view.
 
@@ -2871,6 +2968,9 @@ raw stream</a>.{% endif %}{% endif %}</span></pre>
 <div id="api-curl" class="bar" hidden></div>
 
 {% if "POST" in allowed or "PUT" in allowed or "PATCH" in allowed %}
+{%- if schemas %}
+<script type="application/json" id="api-schemas">{{ schemas }}</script>
+{%- endif %}
 <form method="post" data-api>
 {%- if csrf_token %}<input type="hidden" name="csrf_token" value="{{ csrf_token }}">{% endif %}
 <fieldset><legend>Send a request</legend>
@@ -2998,6 +3098,11 @@ pre.curl { user-select: all; }
   .tree .fold::after { content: ""; position: absolute; inset: -.7rem -.5rem; }
 }
 .field.null > input[type=text]::placeholder { color: var(--muted); }
+/* The form from the schema: a required field's mark, nested objects and arrays */
+/* "*" seen, not read: the field's required attribute is what is announced */
+label.required::after { content: " *" / ""; color: var(--err); }
+.field > fieldset { margin: .6rem 0 0; }
+.field > .remove { margin: .3rem 0 0; }
 /* Windows high contrast: system colours replace the page's, so what only a colour said (the
    selected tab, the filter's matches) says it with theirs; nothing on the page moves by itself */
 @media (forced-colors: active) {
@@ -3023,6 +3128,7 @@ const state = {
   refetching: false,  // this page is fetched again with the stored headers as it loads
   filter: null,  // while filtering the tree: {keep: nodes on the way to a match, hits: matches}
   lines: new WeakMap(),  // a tree line's {node, from, to, index}: a value, or a group's range
+  schemas: new WeakMap(),  // a schema form's field: its schema's keywords, for its checks
 };
 
 // A DOM builder: el("button", {type: "button", onclick: back}, ["Back"]); functions listen.
@@ -3782,16 +3888,17 @@ function sharedFields(items) {
 // The "HTML form" and "Raw" tabs of the request form; the form is the default if it has fields.
 function formTabs(model) {
   const content = document.querySelector("form[data-api] textarea[name=_content]");
-  const fields = formFields(model);
-  if (!content || !fields || !fields.entries.length || fields.entries.length > MOST_FIELDS) {
-    return;
-  }
+  const schema = content && bodySchema(), fields = schema ? null : formFields(model);
+  if (!content || !schema && (!fields || !fields.entries.length ||
+      fields.entries.length > MOST_FIELDS)) return;
   const fieldset = content.closest("fieldset");
   const raw = el("div", {id: "api-raw", role: "tabpanel", "aria-label": "Raw"},
     Array.from(fieldset.children).filter((node) => node.tagName !== "LEGEND" &&
       !node.classList.contains("bar")));
+  const shown = document.querySelector("pre.response[data-method=GET]:not([data-error])");
   const panel = el("div", {id: "api-fields", role: "tabpanel", "aria-label": "HTML form"},
-    fields.entries.map((member, index) => formField(member[0], member[1], index, fields.blank)));
+    schema ? [schemaForm(schema, shown ? model : undefined)] : fields.entries.map((member,
+      index) => formField(member[0], member[1], index, fields.blank)));
   const tabs = el("div", {class: "tabs", role: "tablist", "aria-label": "Edit as",
     onkeydown: (event) => tabKey(tabs, event), onclick: (event) => {
       const tab = event.target.closest("[role=tab]");
@@ -3808,7 +3915,10 @@ function selectTab(tabs, id) {
     const selected = tab.getAttribute("aria-controls") === id;
     tab.setAttribute("aria-selected", String(selected));
     tab.tabIndex = selected ? 0 : -1;
-    document.getElementById(tab.getAttribute("aria-controls")).hidden = !selected;
+    const panel = document.getElementById(tab.getAttribute("aria-controls"));
+    panel.hidden = !selected;
+    // a hidden schema form's fields are not checked: its required ones would stop the Raw tab
+    for (const root of panel.querySelectorAll("[data-root]")) root.disabled = !selected;
   }
 }
 
@@ -3864,6 +3974,8 @@ function formRequest(form) {
   if (!fields || fields.hidden) {
     return rawRequest(form.elements._content.value, form.elements._content_type.value);
   }
+  const root = fields.querySelector("[data-root]");
+  if (root) return schemaRequest(root);
   const members = [];
   for (const input of fields.querySelectorAll("[data-key]")) {
     let value;
@@ -3905,6 +4017,281 @@ function refuse(input, message) {
   input.addEventListener("input", () => input.setCustomValidity(""), {once: true});
 }
 
+// ---- The form from the schema: the body the app's OpenAPI document describes, as fields ----
+
+// The described body the form is built from: {method, content: its media types, schema}, or null.
+function bodySchema() {
+  try {
+    const all = parseJSON(document.getElementById("api-schemas").textContent);
+    const [method, found] = all.entries[0], body = keywords(found);  // POST's, else PUT's, ...
+    return keywords(body.schema).properties.entries.length ? {method, schema: body.schema,
+      content: body.content.items.map((type) => type.value), methods: all.entries.length} : null;
+  } catch { return null; }  // none, or not of this shape: the form from the data
+}
+
+// A schema node's keywords by name, each still a node: numbers and data stay whole.
+function keywords(node) {
+  return node && node.type === "object" ? Object.fromEntries(node.entries) : {};
+}
+
+// A schema's keywords and the kind of field it makes; a type "null" beside another (a type list,
+// or an anyOf or oneOf with it) makes the field nullable.
+function schemaKind(node) {
+  let k = keywords(node), nullable = false;
+  const union = k.anyOf || k.oneOf;
+  if (union && union.type === "array") {
+    const others = union.items.filter((one) => keywords(one).type?.value !== "null");
+    nullable = others.length < union.items.length;
+    if (others.length === 1) k = {...keywords(others[0]), ...k};
+  }
+  const named = k.type ? (k.type.type === "array" ? k.type.items : [k.type]) : [];
+  const types = named.map((type) => type.value).filter((type) => type !== "null");
+  nullable = nullable || types.length < named.length;
+  let kind = types.length > 1 ? "json" : types[0] || (k.properties ? "object" : "any");
+  if (k.enum?.type === "array" || kind === "boolean") kind = "choice";
+  else if (kind === "string" && k.format?.value === "binary") kind = "file";
+  else if (kind === "object" && !k.properties?.entries?.length || kind === "array" && !k.items ||
+    !["object", "array", "string", "integer", "number", "any"].includes(kind)) kind = "json";
+  return {k, kind, nullable};
+}
+
+// The form's top fieldset: the body's fields, marked with the method whose body it is.
+function schemaForm(found, model) {
+  const ids = {count: 0}, many = found.methods > 1 || document.querySelectorAll(
+    "form[data-api] button[name=_method]").length > 1;
+  const root = objectFieldset(many ? found.method + " body, as documented" : "Body, as documented",
+    keywords(found.schema), model, ids);
+  root.dataset.root = "";
+  root.dataset.required = "";
+  root.dataset.content = found.content.join("\n");
+  if (!found.content.includes("multipart/form-data")) {
+    for (const input of root.querySelectorAll("input[type=file]")) {
+      input.disabled = true;
+      input.closest(".field").append(el("p", {class: "hint"}, ["This operation takes no " +
+        "multipart/form-data body, so no file can be sent from this form."]));
+    }
+  }
+  return root;
+}
+
+// An object's fields in a fieldset, each prefilled from the value's member of its name.
+function objectFieldset(legend, k, value, ids) {
+  const required = k.required?.type === "array" ? k.required.items.map((name) => name.value) : [];
+  const values = new Map(value && value.type === "object" ? value.entries : []);
+  const fields = k.properties.entries.filter((member) => keywords(member[1]).readOnly?.text !==
+    "true").map((member) => schemaField(member[0], member[1], required.includes(member[0]),
+    values.get(member[0]), ids));
+  return el("fieldset", {"data-kind": "object"}, [el("legend", {}, [legend]), ...fields]);
+}
+
+// An array's items, each with a button to remove it, and a button to add one.
+function arrayFieldset(name, k, value, ids) {
+  const items = el("div", {class: "items"}), add = el("button", {type: "button"},
+    ["Add an item to " + name]);
+  let count = 0;
+  // One more item, prefilled from a node (undefined: from the items' schema).
+  function addItem(node) {
+    const label = name + " " + (count += 1), field = schemaField(label, k.items, true, node, ids);
+    field.append(el("button", {type: "button", class: "remove", onclick: () => {
+      field.remove();
+      add.focus();
+    }}, ["Remove " + label]));
+    items.append(field);
+    return field;
+  }
+  add.addEventListener("click", () => {
+    addItem().querySelector("input, select, textarea")?.focus();
+  });
+  for (const node of value && value.type === "array" ? value.items : []) addItem(node);
+  return el("fieldset", {"data-kind": "array"}, [el("legend", {}, [name]), items, add]);
+}
+
+// A field for a schema, labelled, its checks and hint from the schema; prefilled from the value
+// shown, else the schema's default or first example.
+function schemaField(name, node, required, value, ids) {
+  const {k, kind, nullable} = schemaKind(node);
+  const id = "api-schema-" + (ids.count += 1);
+  const initial = value || k.default || (k.examples?.type === "array" ? k.examples.items[0] : null);
+  const parts = [];
+  let slot;
+  if (kind === "object") slot = objectFieldset(name, k, initial, ids);
+  else if (kind === "array") slot = arrayFieldset(name, k, initial, ids);
+  else {
+    slot = schemaInput(id, kind, k, initial);
+    slot.required = required;
+    parts.push(el("label", required ? {for: id, class: "required"} : {for: id}, [name]));
+  }
+  Object.assign(slot.dataset, {kind, key: name}, required ? {required: ""} : {});
+  state.schemas.set(slot, k);
+  parts.push(slot);
+  const hint = schemaHint(k, kind);
+  if (hint) {
+    parts.push(el("p", {class: "hint", id: id + "-hint"}, [hint]));
+    slot.setAttribute("aria-describedby", id + "-hint");
+  }
+  if (nullable && kind !== "file") parts.push(nullBox(slot, initial?.type === "null"));
+  return el("div", {class: "field " + kind, "data-name": name}, parts);
+}
+
+// The control for a value: a select of its choices, a file input, a box of JSON, or a line of text.
+function schemaInput(id, kind, k, initial) {
+  if (kind === "choice") {
+    const choices = k.enum?.type === "array" ? k.enum.items : ["true", "false"].map((text) =>
+      ({type: "boolean", text}));
+    const select = el("select", {id}, [el("option", {value: ""}, ["(none)"]), ...choices.map(
+      (node) => el("option", {value: writeJSON(node, "")}, [node.type === "string" ? node.value :
+        writeJSON(node, "")]))]);
+    select.value = initial ? writeJSON(initial, "") : "";
+    return select;
+  }
+  if (kind === "file") return el("input", {id, type: "file"});
+  const box = el(kind === "json" ? "textarea" : "input", kind === "json" ? {id, class: "json",
+    rows: "3"} : {id, type: {email: "email", uri: "url", date: "date"}[k.format?.value] || "text"});
+  if (kind === "integer" || kind === "number") {
+    box.setAttribute("inputmode", kind === "integer" ? "numeric" : "decimal");
+  }
+  if (k.minLength) box.setAttribute("minlength", k.minLength.text);
+  if (k.maxLength) box.setAttribute("maxlength", k.maxLength.text);
+  box.value = !initial || initial.type === "null" ? "" : initial.type !== "string" ?
+    writeJSON(initial, kind === "json" ? "  " : "") : kind !== "any" || !isJSON(initial.value) ?
+      initial.value : writeJSON(initial, "");
+  return box;
+}
+
+// Whether a text is JSON.
+function isJSON(text) {
+  try { return Boolean(parseJSON(text)); } catch { return false; }
+}
+
+// Each bound on a number: [keyword, [lowest and highest compareNumbers() it allows, words]].
+const NUMBER_BOUNDS = [["minimum", [0, 1, "at least "]], ["maximum", [-1, 0, "at most "]],
+  ["exclusiveMinimum", [1, 1, "more than "]], ["exclusiveMaximum", [-1, -1, "less than "]]];
+
+// What a field takes, said beside it: the schema's description, then its rules.
+function schemaHint(k, kind) {
+  const rules = [];
+  if (kind === "integer" || kind === "number") {
+    rules.push(kind === "integer" ? "A whole number" : "A number");
+    for (const [key, words] of NUMBER_BOUNDS) {
+      if (k[key]?.type === "number") rules.push(words[2] + k[key].text);
+    }
+  }
+  if (kind === "any") rules.push("Any JSON value; other text is sent as a string");
+  if (k.pattern?.type === "string") rules.push((rules.length ? "m" : "M") + "atching " +
+    k.pattern.value);
+  const described = k.description?.type === "string" ? [k.description.value] : [];
+  return described.concat(rules.length ? [rules.join(", ") + "."] : []).join(" ");
+}
+
+// Why a number's text breaks its schema ("" if it does not): compared as decimals, never doubles.
+function numberProblem(text, k, integer) {
+  if (!new RegExp("^" + NUMBER.source + "$").test(text)) {
+    return "A number such as 12 or 2.5 is expected.";
+  }
+  if (integer && !/^-?[0-9]+$/.test(text)) return "A whole number is expected.";
+  for (const [key, [low, high, words]] of NUMBER_BOUNDS) {
+    if (k[key]?.type !== "number") continue;
+    const order = compareNumbers(text, k[key].text);
+    if (order < low || order > high) return "A number " + words + k[key].text + " is expected.";
+  }
+  return "";
+}
+
+// A JSON number's text as {negative, digits: its significant ones, point: digits before the point}.
+function decimal(text) {
+  const [, sign, whole, fraction = "", power = "0"] =
+    /^(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$/.exec(text);
+  const all = (whole + fraction).replace(/^0+/, ""), digits = all.replace(/0+$/, "");
+  return {negative: sign === "-" && digits !== "", digits,
+    point: all.length - fraction.length + parseInt(power, 10)};
+}
+
+// -1, 0 or 1 as one JSON number is below, at or above another: digit by digit, exactly.
+function compareNumbers(one, other) {
+  const a = decimal(one), b = decimal(other);
+  if (a.negative !== b.negative) return a.negative ? -1 : 1;
+  let order;
+  if (!a.digits || !b.digits) order = (a.digits ? 1 : 0) - (b.digits ? 1 : 0);
+  else if (a.point !== b.point) order = a.point > b.point ? 1 : -1;
+  else {
+    const size = Math.max(a.digits.length, b.digits.length);
+    const x = a.digits.padEnd(size, "0"), y = b.digits.padEnd(size, "0");
+    order = x === y ? 0 : x > y ? 1 : -1;
+  }
+  return a.negative ? -order : order;
+}
+
+// A field's value as JSON text (undefined: an optional one left blank); one that breaks its
+// schema throws an error naming it (error.input).
+function slotJSON(slot) {
+  const kind = slot.dataset.kind, k = state.schemas.get(slot), text = slot.value;
+  if (kind === "file" || kind === "array" && schemaKind(k.items).kind === "file") {
+    return undefined;  // sent as parts of a multipart body, not as JSON
+  }
+  if (slot.disabled) return "null";  // its "null" box is checked
+  if (kind === "object" || kind === "array") {
+    const members = [];
+    for (const field of slot.querySelectorAll(":scope > .field, :scope > .items > .field")) {
+      const value = slotJSON(field.querySelector(":scope > [data-kind]"));
+      if (value === undefined) continue;
+      members.push(kind === "array" ? value : JSON.stringify(field.dataset.name) + ": " + value);
+    }
+    if (kind === "array") return "[" + members.join(", ") + "]";
+    return members.length || slot.hasAttribute("data-required") ? "{" + members.join(", ") + "}" :
+      undefined;
+  }
+  if (text === "" && !slot.required) return undefined;
+  const problem = (message) => Object.assign(new Error(message), {input: slot});
+  if (kind === "choice") return text;  // the option's JSON text
+  if (kind === "integer" || kind === "number") {
+    const message = numberProblem(text.trim(), k, kind === "integer");
+    if (message) throw problem(message);
+    return text.trim();
+  }
+  if (kind === "string" && k.pattern?.type === "string" && !matches(k.pattern.value, text)) {
+    throw problem("The value must match " + k.pattern.value + ".");
+  }
+  if (kind === "string") return JSON.stringify(text);
+  try { return writeJSON(parseJSON(text), ""); } catch (error) {
+    if (kind === "any") return JSON.stringify(text);
+    throw problem("Not JSON: " + error.message);
+  }
+}
+
+// Whether a text matches a schema's pattern (ECMA-262, anywhere in it); a pattern the browser
+// cannot read checks nothing.
+function matches(pattern, text) {
+  try { return new RegExp(pattern, "u").test(text); } catch { return true; }
+}
+
+// The schema form's request: JSON, or form fields where the operation takes no JSON, multipart
+// where it takes files; null after saying on a field why it cannot be sent.
+function schemaRequest(root) {
+  let body;
+  try { body = slotJSON(root); } catch (error) {
+    if (!error.input) throw error;
+    refuse(error.input, error.message);
+    return null;
+  }
+  const types = root.dataset.content.split("\n");
+  const json = types.find((type) => type.includes("json"));
+  const files = root.querySelectorAll("input[type=file]:enabled");
+  if (json && !files.length) return {body, type: json};
+  const fields = parseJSON(body).entries.map(([key, node]) => [key, node.type === "string" ?
+    node.value : writeJSON(node, "")]);
+  if (!files.length && !types.includes("multipart/form-data")) {
+    const type = "application/x-www-form-urlencoded";
+    return {body: new URLSearchParams(fields).toString(), type};
+  }
+  const form = new FormData();
+  for (const [key, text] of fields) form.append(key, text);
+  for (const input of files) {
+    const name = input.closest("[data-root] > .field").dataset.name;
+    for (const file of input.files) form.append(name, file);
+  }
+  return {body: form, type: "multipart/form-data"};
+}
+
 // ---- Copy as curl ----
 
 const JSON_WANTED = {"Accept": "application/json"};  // what curl asks for: the API's JSON
@@ -3924,7 +4311,10 @@ function curlCommand(method, url, headers, body, type) {
   }
   if (body instanceof FormData) {
     // --form-string: with -F, curl would read a local file for a value starting "@" or "<"
-    for (const [key, value] of body) words.push("--form-string", shellQuote(key + "=" + value));
+    for (const [key, value] of body) {
+      words.push(...typeof value === "string" ? ["--form-string", shellQuote(key + "=" + value)] :
+        ["-F", shellQuote(key + "=@" + value.name)]);  // a file: the user's copy of it
+    }
   } else if (body) words.push("--data-binary", shellQuote(body));
   return words.join(" ");
 }
@@ -4014,7 +4404,8 @@ function start() {
 // Hand the pure parts to the unit tests (test_all.py): to listeners there before the script ran.
 function handOver() {
   const parts = {parseJSON, writeJSON, groupSize, showTree, filterTree, findMatches,
-    headerProblem, shellQuote, curlCommand, rawRequest, fieldJSON, URL_IN_TEXT};
+    headerProblem, shellQuote, curlCommand, rawRequest, fieldJSON, URL_IN_TEXT, compareNumbers,
+    numberProblem, schemaKind};
   document.dispatchEvent(new CustomEvent("flask-api:script", {detail: Object.freeze(parts)}));
 }
 

@@ -333,8 +333,11 @@ def _browse(client, url, method="GET", headers=None, **kwargs):
 def _assert_inert(page):
     """Nothing on the page but the template's own markup could run script."""
     assert [el.tag for el in page.elements if el.tag in ("script", "img", "svg", "iframe")] \
-        == ["script"]
+        in (["script"], ["script", "script"])
     assert not page.find("script")[0].attrs
+    for data in page.find("script")[1:]:  # the schema the form is built from, as data (#31)
+        assert data.attrs == {"type": "application/json", "id": "api-schemas"}
+        json.loads(data.text)
     handlers = [(el.tag, name) for el in page.elements for name in el.attrs
                 if name.lower().startswith("on")]
     assert handlers == []
@@ -4051,9 +4054,10 @@ def test_document_is_built_on_first_request_and_again_only_when_routes_change():
     app = notes_app.create_app()
     client = app.test_client()
     client.get("/", headers=JSON)
-    client.get("/", headers={"Accept": BROWSER_ACCEPT})
-    assert "flask_api_openapi" not in app.extensions  # JSON clients and pages never build it
+    assert "flask_api_openapi" not in app.extensions  # JSON clients never build it
+    client.get("/", headers={"Accept": BROWSER_ACCEPT})  # a page's form from its schema does
     first = app.openapi()
+    assert app.extensions["flask_api_openapi"][1] is first
     assert client.get("/openapi.json", headers=JSON).get_json() == first
     assert app.openapi() is first
 
@@ -4627,6 +4631,226 @@ def test_a_view_naming_a_class_that_cannot_be_imported_breaks_only_its_own_reque
     assert "/fine/" in _validated(client.get("/openapi.json", headers=JSON).get_json())["paths"]
     with pytest.raises(ImportError):  # the view itself still says what is wrong
         client.post("/typo", json={})
+
+
+# ---------------------------------------------------------------------------
+# OpenAPI: the page's forms from the schema (#31)
+# Where the document describes a body with fields, the page embeds that schema, $refs resolved,
+# for the script to build its form from; JSON answers carry nothing of it.
+# ---------------------------------------------------------------------------
+
+BIG_INTEGER = "12345678901234567891"  # past 2**64: no double, and no int64, holds it
+ORDER_SCHEMA = {"type": "object", "required": ["name", "count"], "properties": {
+    "name": {"type": "string", "minLength": 2, "maxLength": 20, "pattern": "^[a-z ]+$",
+             "description": "Lower-case letters."},
+    "count": {"type": "integer", "minimum": 1, "maximum": int(BIG_INTEGER)},
+    "price": {"type": "number", "exclusiveMinimum": 0, "default": 2.5},
+    "size": {"enum": ["small", "large", 3, None]},
+    "gift": {"type": "boolean"},
+    "note": {"type": ["string", "null"], "examples": ["ring twice"]},
+    "address": {"type": "object", "required": ["city"], "properties": {
+        "city": {"type": "string"}, "zip": {"type": "string"}}},
+    "tags": {"type": "array", "items": {"type": "string"}},
+    "lines": {"type": "array", "items": {"type": "object", "properties": {
+        "sku": {"type": "string"}, "qty": {"type": "integer", "minimum": 1}}}},
+    "extra": {"type": "object"},
+    "photo": {"type": "string", "format": "binary"},
+    "id": {"type": "integer", "readOnly": True},
+}}
+UPLOAD_SCHEMA = {"type": "object", "required": ["file"], "properties": {
+    "title": {"type": "string"}, "file": {"type": "string", "format": "binary"},
+    "copies": {"type": "array", "items": {"type": "string", "format": "binary"}}}}
+
+
+def _schema_app():
+    """Orders described by ORDER_SCHEMA (POST on the list, PUT on one), taken as JSON only; a
+    POST-only upload of files as multipart; each body the views get is in config "bodies"."""
+    app = FlaskAPI(__name__)
+    bodies = app.config["bodies"] = []
+    orders = {1: {"id": 1, "name": "tea", "count": 3, "gift": True, "size": 3, "note": None,
+                  "address": {"city": "Oslo"}, "tags": ["green", "loose"]}}
+    body = {"requestBody": {"content": {"application/json": {"schema": ORDER_SCHEMA}}}}
+
+    @app.route("/orders/", methods=["GET", "POST"])
+    @set_openapi({"post": body})
+    @set_parsers(JSONParser)
+    def order_list():
+        """All orders."""
+        if request.method == "POST":
+            bodies.append(request.get_data(as_text=True))
+            return dict(request.data, id=len(orders) + 1), 201
+        return list(orders.values())
+
+    @app.route("/orders/<int:key>", methods=["GET", "PUT"])
+    @set_openapi({"put": body})
+    @set_parsers(JSONParser)
+    def order_detail(key):
+        """One order."""
+        if request.method == "PUT":
+            bodies.append(request.get_data(as_text=True))
+        return orders[key]
+
+    @app.route("/upload/", methods=["POST"])
+    @set_openapi({"requestBody": {"content": {"multipart/form-data": {"schema": UPLOAD_SCHEMA}}}})
+    def upload():
+        """Upload a file."""
+        bodies.append(request.mimetype)
+        return {"files": [[name, upload.filename, upload.read().decode("utf-8")]
+                          for name, upload in request.files.items(multi=True)],
+                "form": request.form.to_dict(flat=False)}
+    app.testing = True
+    return app
+
+
+def _embedded_schemas(client, url):
+    """The page's schema block, parsed: {method: {"content": [...], "schema": ...}}; None if
+    the page has none."""
+    page = _browse(client, url)
+    assert page.status_code in (200, 405)
+    blocks = page.find("script", type="application/json", id="api-schemas")
+    return json.loads(blocks[0].text) if blocks else None
+
+
+def test_page_embeds_the_body_schema_set_openapi_describes_fields_in_their_order():
+    client = _schema_app().test_client()
+    schemas = _embedded_schemas(client, "/orders/")
+    assert schemas == {"POST": {"content": ["application/json"], "schema": ORDER_SCHEMA}}
+    assert list(schemas["POST"]["schema"]["properties"]) == list(ORDER_SCHEMA["properties"])
+    assert _embedded_schemas(client, "/orders/1") == {"PUT": schemas["POST"]}
+    assert b"api-schemas" not in client.get("/orders/", headers=JSON).data
+
+
+def test_a_post_only_url_embeds_its_schema_in_its_405_page():
+    client = _schema_app().test_client()
+    page = _browse(client, "/upload/")
+    assert page.status_code == 405
+    assert _embedded_schemas(client, "/upload/")["POST"]["schema"] == UPLOAD_SCHEMA
+
+
+@pytest.mark.parametrize("schema", [{}, {"type": "object"}, {"type": "array"},
+                                    {"type": "object", "properties": {}}])
+def test_a_body_schema_without_fields_leaves_the_form_from_the_data(app, client, schema):
+    @app.route("/", methods=["GET", "POST"])
+    @set_openapi({"post": {"requestBody": {"content": {"application/json": {"schema": schema}}}}})
+    def view():
+        return {"a": 1}
+
+    @app.route("/guessed", methods=["GET", "POST"])
+    def guessed():  # the document's guess for a JSON body: {}
+        return {"a": 1}
+    assert _embedded_schemas(client, "/") is None
+    assert _embedded_schemas(client, "/guessed") is None
+
+
+def test_a_schema_string_cannot_end_the_block_it_is_embedded_in(app, client):
+    hostile = {"type": "object", "properties": {text: {"type": "string", "description": text,
+                                                       "default": text}
+                                                for text in HOSTILE_TEXTS}}
+
+    @app.route("/", methods=["POST"])
+    @set_openapi({"requestBody": {"content": {"application/json": {"schema": hostile}}}})
+    def view():
+        return {}
+    page = _browse(client, "/")
+    assert page.html.count("</script>") == 2 and page.html.lower().count("<script") == 2
+    assert _embedded_schemas(client, "/")["POST"]["schema"] == hostile
+    assert [el.tag for el in page.elements if el.tag in ("img", "svg", "iframe")] == []
+
+
+def _smorest_orders(recursive=False):
+    """A flask-smorest app whose POST takes a marshmallow schema with a nested one (a $ref in
+    its document), or one that nests itself (a tree) where ``recursive``."""
+    flask_smorest, ma = _optional("flask_smorest"), _optional("marshmallow")
+    app = Flask(__name__)
+    app.config.update(API_TITLE="Orders", API_VERSION="1", OPENAPI_VERSION="3.0.3")
+    api = flask_smorest.Api(app)
+    blueprint = flask_smorest.Blueprint("orders", __name__)
+
+    class Address(ma.Schema):
+        city = ma.fields.Str(required=True)
+
+    class Order(ma.Schema):
+        id = ma.fields.Int(dump_only=True)
+        name = ma.fields.Str(required=True, validate=ma.validate.Length(min=2))
+        size = ma.fields.Str(validate=ma.validate.OneOf(["small", "large"]))
+        address = ma.fields.Nested(Address)
+
+    class Tree(ma.Schema):
+        name = ma.fields.Str()
+        children = ma.fields.List(ma.fields.Nested(lambda: Tree()))
+
+    @blueprint.route("/orders", methods=["POST"])
+    @blueprint.arguments(Tree if recursive else Order)
+    def orders(data):
+        return jsonify(data)
+    api.register_blueprint(blueprint)
+    return _finish(app, True)
+
+
+def test_a_wrapped_flask_smorest_apps_page_embeds_its_marshmallow_schema_refs_resolved():
+    schemas = _embedded_schemas(_smorest_orders().test_client(), "/orders")
+    schema = schemas["POST"]["schema"]
+    assert schema["required"] == ["name"] and schema["properties"]["name"]["minLength"] == 2
+    assert schema["properties"]["id"]["readOnly"] is True
+    assert schema["properties"]["size"]["enum"] == ["small", "large"]
+    assert schema["properties"]["address"]["properties"] == {"city": {"type": "string"}}
+    assert "$ref" not in json.dumps(schema)
+
+
+def test_a_wrapped_apiflask_apps_page_embeds_its_input_schema():
+    schemas = _embedded_schemas(_apiflask_pets(True).test_client(), "/pets")
+    assert schemas["POST"]["schema"]["properties"] == {"name": {"type": "string"}}
+    assert schemas["POST"]["schema"]["required"] == ["name"]
+
+
+def test_a_recursive_schema_is_cut_where_it_refers_back_to_itself():
+    client = _smorest_orders(recursive=True).test_client()
+    started = time.monotonic()
+    tree = _embedded_schemas(client, "/orders")["POST"]["schema"]
+    assert time.monotonic() - started < 5
+    assert tree["properties"]["name"] == {"type": "string"}
+    assert tree["properties"]["children"]["items"] == {}  # a box of JSON there, no deeper
+
+
+def test_a_schema_of_exponential_size_or_a_broken_ref_leaves_the_form_from_the_data(app, client):
+    levels = {"l0": {"type": "string"}}  # each level twice the one below: 2**30 fields in all
+    for level in range(1, 31):
+        below = {"$ref": "#/paths/~1big/post/x-levels/l{}".format(level - 1)}
+        levels["l{}".format(level)] = {"type": "object", "properties": {"a": below, "b": below}}
+    schema = {"$ref": "#/paths/~1big/post/x-levels/l30"}
+
+    @app.route("/big", methods=["GET", "POST"])
+    @set_openapi({"post": {"x-levels": levels, "requestBody": {"content": {
+        "application/json": {"schema": schema}}}}})
+    def big():
+        return {"a": 1}
+
+    @app.route("/broken", methods=["GET", "POST"])
+    @set_openapi({"post": {"requestBody": {"$ref": "#/components/requestBodies/Nowhere"}}})
+    def broken():
+        return {"a": 1}
+    started = time.monotonic()
+    assert _embedded_schemas(client, "/big") is None
+    assert time.monotonic() - started < 5
+    assert _embedded_schemas(client, "/broken") is None
+    assert _browse(client, "/broken").body_json == {"a": 1}
+    levels["l30"] = levels["l2"]  # a small one is embedded whole
+    app.extensions.clear()
+    assert _embedded_schemas(client, "/big")["POST"]["schema"]["properties"]["a"] == {
+        "type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}}
+
+
+def test_the_embedded_schemas_are_built_once_per_document(monkeypatch):
+    app = _schema_app()
+    client = app.test_client()
+    built = []
+    original = flask_api._operation_schemas
+    monkeypatch.setattr(flask_api, "_operation_schemas",
+                        lambda *args: built.append(args[1].rule) or original(*args))
+    for _ in range(3):
+        assert _embedded_schemas(client, "/orders/")["POST"]
+    assert _embedded_schemas(client, "/orders/1")["PUT"]
+    assert built == ["/orders/", "/orders/<int:key>"]
 
 
 # ---------------------------------------------------------------------------
@@ -5947,7 +6171,9 @@ def test_browser_form_tab_sends_a_put_that_keeps_each_value_type(tab, live_site)
 
 
 def test_browser_raw_tab_stays_the_default_for_data_without_fields(tab, live_site):
-    site = live_site.serve(notes_app.create_app(notes={}))
+    app = notes_app.create_app(notes={})
+    app.view_functions["notes_list"].openapi = None  # no body schema: no form from one (#31)
+    site = live_site.serve(app)
     tab.goto(site + "/")  # an empty list: no fields to offer
     _expect(tab.locator("pre.response")).to_contain_text("[]")
     assert tab.get_by_role("tab").count() == 0
@@ -5966,11 +6192,13 @@ def test_browser_raw_tab_stays_the_default_for_data_without_fields(tab, live_sit
 def test_browser_error_page_offers_no_form_fields_from_the_error_body(tab):
     tab.goto("/99/")  # a 404: {"detail": ...} is not a note to edit
     _expect(tab.locator("pre.response")).to_contain_text("HTTP 404")
-    assert tab.get_by_role("tab").count() == 0
     assert tab.get_by_label("detail", exact=True).count() == 0
-    tab.get_by_label("Content").fill('{"text": "made here"}')
+    # the form's fields are those the PUT's documented body has (#31), filled from its example
+    _expect(tab.get_by_label("text", exact=True)).to_have_value("buy milk")
+    tab.get_by_label("text", exact=True).fill("made here")
     tab.get_by_role("button", name="PUT").click()
     _expect(tab.locator("pre.response")).to_contain_text("HTTP 200 OK")
+    _expect(tab.locator("pre.response")).to_contain_text('"text": "made here"')
 
 
 def test_browser_query_form_edits_parameters_and_link_next_is_followed(tab, live_site):
@@ -7119,6 +7347,241 @@ def test_page_csp_allows_only_the_heads_script_and_style_not_one_in_what_it_show
     assert "window.__pwned = 1" in html
     assert _csp(page)["script-src"] == _inline_hashes(head, "script")  # the page's one
     assert _csp(page)["style-src"] == _inline_hashes(head, "style")
+
+
+# ---------------------------------------------------------------------------
+# In a browser: forms from the schema (#31)
+# Each kind of field the schema makes, nested objects, arrays, files as multipart, and the
+# checks made before sending: all sent as typed, big integers to the digit.
+# ---------------------------------------------------------------------------
+
+@pytest.fixture
+def schema_site(live_site):
+    app = _schema_app()
+    return app, live_site.serve(app)
+
+
+def _field(tab, label):
+    return tab.get_by_label(label, exact=True)
+
+
+def test_browser_schema_form_makes_each_kind_of_field_and_sends_each_as_its_type(
+        tab, schema_site):
+    app, site = schema_site
+    tab.goto(site + "/orders/")
+    _expect(tab.get_by_role("tab", name="HTML form")).to_have_attribute("aria-selected", "true")
+    _expect(tab.get_by_role("group", name="Body, as documented")).to_be_visible()
+    # required marks: announced (the attribute) and seen (a "*" the label's name leaves out)
+    _expect(_field(tab, "name")).to_have_attribute("required", "")
+    mark = "(input) => getComputedStyle(input.labels[0], '::after').content"
+    assert _field(tab, "name").evaluate(mark) == '" *" / ""'
+    assert _field(tab, "price").evaluate(mark) == "none"
+    _expect(_field(tab, "price")).not_to_have_attribute("required", "")
+    _expect(_field(tab, "name")).to_have_attribute("maxlength", "20")
+    _expect(_field(tab, "name")).to_have_accessible_description(
+        "Lower-case letters. Matching ^[a-z ]+$.")
+    # default and example prefilled; enums and booleans as selects of their values
+    _expect(_field(tab, "price")).to_have_value("2.5")
+    _expect(_field(tab, "note")).to_have_value("ring twice")
+    assert _field(tab, "size").locator("option").all_inner_texts() == [
+        "(none)", "small", "large", "3", "null"]
+    assert _field(tab, "gift").locator("option").all_inner_texts() == ["(none)", "true", "false"]
+    _expect(tab.get_by_label("id", exact=True)).to_have_count(0)  # readOnly: not sent
+    # an object as a fieldset; an object without properties as a box of JSON
+    address = tab.get_by_role("group", name="address")
+    _expect(address.get_by_label("city", exact=True)).to_have_attribute("required", "")
+    # a file where the operation takes no multipart body: said, and disabled
+    _expect(_field(tab, "photo")).to_be_disabled()
+    _expect(tab.locator(".field.file .hint")).to_contain_text("no multipart/form-data body")
+    _field(tab, "name").fill("green tea")
+    _field(tab, "count").fill("2")
+    _field(tab, "size").select_option(label="3")
+    _field(tab, "gift").select_option(label="false")
+    tab.get_by_label("note is null").check()
+    address.get_by_label("city", exact=True).fill("Bergen")
+    _field(tab, "extra").fill('{"ribbon": [1, 2.0]}')
+    tab.get_by_role("button", name="POST").click()
+    _expect(tab.locator("pre.response")).to_contain_text("HTTP 201")
+    assert app.config["bodies"] == ['{"name": "green tea", "count": 2, "price": 2.5, "size": 3, '
+                                    '"gift": false, "note": null, "address": {"city": "Bergen"}, '
+                                    '"tags": [], "lines": [], "extra": {"ribbon": [1, 2.0]}}']
+
+
+def test_browser_schema_arrays_add_and_remove_items_by_buttons_named_for_them(tab, schema_site):
+    app, site = schema_site
+    tab.goto(site + "/orders/")
+    _field(tab, "name").fill("tea")
+    _field(tab, "count").fill("1")
+    tab.get_by_role("group", name="address").get_by_label("city").fill("Oslo")
+    add_tag = tab.get_by_role("button", name="Add an item to tags")
+    for text in ("one", "two", "three"):
+        add_tag.click()
+        tab.keyboard.type(text)  # focus went to the new item's field
+    tab.get_by_role("button", name="Remove tags 2").click()
+    _expect(add_tag).to_be_focused()
+    tab.get_by_role("button", name="Add an item to lines").click()
+    line = tab.get_by_role("group", name="lines 1")
+    line.get_by_label("sku", exact=True).fill("T-1")
+    line.get_by_label("qty", exact=True).fill("4")
+    tab.get_by_role("button", name="Add an item to lines").click()
+    tab.get_by_role("button", name="Remove lines 2").click()
+    tab.get_by_role("button", name="POST").click()
+    _expect(tab.locator("pre.response")).to_contain_text("HTTP 201")
+    sent = json.loads(app.config["bodies"][-1])
+    assert (sent["tags"], sent["lines"]) == (["one", "three"], [{"sku": "T-1", "qty": 4}])
+
+
+def test_browser_schema_required_field_left_empty_is_refused_before_sending(tab, schema_site):
+    app, site = schema_site
+    tab.goto(site + "/orders/")
+    _field(tab, "count").fill("1")
+    tab.get_by_role("button", name="POST").click()
+    assert _field(tab, "name").evaluate("input => input.validationMessage")
+    _expect(_field(tab, "name")).to_be_focused()
+    time.sleep(0.3)
+    assert app.config["bodies"] == []
+    # the Raw tab sends what it holds: the hidden form's checks do not stand in its way
+    _raw_tab(tab)
+    tab.get_by_label("Content").fill('{"name": "raw"}')
+    tab.get_by_role("button", name="POST").click()
+    _expect(tab.locator("pre.response")).to_contain_text("HTTP 201")
+    assert app.config["bodies"] == ['{"name": "raw"}']
+
+
+def test_browser_schema_integer_past_2_53_reaches_the_server_to_the_digit(tab, schema_site):
+    app, site = schema_site
+    tab.goto(site + "/orders/")
+    _field(tab, "name").fill("tea")
+    tab.get_by_role("group", name="address").get_by_label("city").fill("Oslo")
+    # one past the schema's maximum is refused: compared as decimals, not as doubles (equal)
+    _field(tab, "count").fill(BIG_INTEGER[:-1] + "2")
+    tab.get_by_role("button", name="POST").click()
+    message = _field(tab, "count").evaluate("input => input.validationMessage")
+    assert message == "A number at most {} is expected.".format(BIG_INTEGER)
+    _field(tab, "count").fill(BIG_INTEGER)
+    tab.get_by_role("button", name="POST").click()
+    _expect(tab.locator("pre.response")).to_contain_text("HTTP 201")
+    assert '"count": {},'.format(BIG_INTEGER) in app.config["bodies"][-1]
+    assert json.loads(app.config["bodies"][-1])["count"] == int(BIG_INTEGER)
+
+
+@pytest.mark.parametrize("field, text, message", [
+    ("count", "0", "A number at least 1 is expected."),
+    ("count", "1.5", "A whole number is expected."),
+    ("count", "ten", "A number such as 12 or 2.5 is expected."),
+    ("price", "0", "A number more than 0 is expected."),
+    ("name", "Tea", "The value must match ^[a-z ]+$."),
+])
+def test_browser_schema_checks_each_value_before_sending(tab, schema_site, field, text, message):
+    app, site = schema_site
+    tab.goto(site + "/orders/")
+    for name, value in {"name": "tea", "count": "1", field: text}.items():
+        _field(tab, name).fill(value)
+    tab.get_by_role("group", name="address").get_by_label("city").fill("Oslo")
+    tab.get_by_role("button", name="POST").click()
+    _expect(_field(tab, field)).to_be_focused()
+    assert _field(tab, field).evaluate("input => input.validationMessage") == message
+    time.sleep(0.3)
+    assert app.config["bodies"] == []
+
+
+def test_browser_schema_form_of_a_put_is_filled_from_the_object_shown(tab, schema_site):
+    app, site = schema_site
+    tab.goto(site + "/orders/1")
+    _expect(_field(tab, "name")).to_have_value("tea")
+    _expect(_field(tab, "count")).to_have_value("3")
+    _expect(_field(tab, "size")).to_have_value("3")
+    _expect(_field(tab, "gift")).to_have_value("true")
+    _expect(tab.get_by_label("note is null")).to_be_checked()
+    _expect(_field(tab, "tags 2")).to_have_value("loose")
+    tab.get_by_role("button", name="PUT").click()
+    _expect(tab.locator("pre.response")).to_contain_text("PUT /orders/1")
+    assert json.loads(app.config["bodies"][-1]) == {
+        "name": "tea", "count": 3, "price": 2.5, "size": 3, "gift": True, "note": None,
+        "address": {"city": "Oslo"}, "tags": ["green", "loose"], "lines": []}
+
+
+def test_browser_schema_files_go_as_multipart_to_request_files_from_a_post_only_url(
+        tab, schema_site, tmp_path):
+    app, site = schema_site
+    upload, copy = tmp_path / "notes.txt", tmp_path / "copy.txt"
+    upload.write_text("first file")
+    copy.write_text("second file")
+    tab.goto(site + "/upload/")
+    _expect(tab.locator("pre.response")).to_contain_text("HTTP 405")
+    _field(tab, "title").fill("mine")
+    tab.get_by_role("button", name="POST").click()  # no file chosen: refused
+    assert _field(tab, "file").evaluate("input => input.validationMessage")
+    _field(tab, "file").set_input_files(str(upload))
+    tab.get_by_role("button", name="Add an item to copies").click()
+    _field(tab, "copies 1").set_input_files(str(copy))
+    tab.locator("form[data-api] .bar button.copy").click()  # curl reads the files themselves
+    _expect(tab.locator("form[data-api] pre.curl")).to_contain_text(
+        "--form-string 'title=mine' -F 'file=@notes.txt' -F 'copies=@copy.txt'")
+    tab.get_by_role("button", name="POST").click()
+    _expect(tab.locator("pre.response")).to_contain_text("HTTP 200")
+    assert app.config["bodies"] == ["multipart/form-data"]
+    answer = tab.locator("pre.response").inner_text()
+    assert json.loads(answer[answer.index("{"):]) == {
+        "files": [["file", "notes.txt", "first file"], ["copies", "copy.txt", "second file"]],
+        "form": {"title": ["mine"]}}
+
+
+@pytest.mark.parametrize("make", [_smorest_things, _apiflask_pets], ids=["flask-smorest",
+                                                                         "apiflask"])
+def test_browser_a_wrapped_apps_own_schema_makes_its_form(chromium, live_site, make):
+    _skip_where_the_library_breaks_errors("flask-smorest")
+    site = live_site.serve(make(True) if make is _apiflask_pets else make())
+    path = "/pets" if make is _apiflask_pets else "/things/"
+    tab = _new_tab(chromium, site)
+    try:
+        tab.goto(path)
+        _expect(_field(tab, "name")).to_have_attribute("required", "")
+        _expect(tab.get_by_label("key", exact=True)).to_have_count(0)  # dump_only
+        _expect(tab.get_by_label("url", exact=True)).to_have_count(0)
+        tab.get_by_role("button", name="POST").click()
+        assert _field(tab, "name").evaluate("input => input.validationMessage")
+        _field(tab, "name").fill("mug")
+        tab.get_by_role("button", name="POST").click()
+        _expect(tab.locator("pre.response")).to_contain_text("HTTP 201")
+        _expect(tab.locator("pre.response")).to_contain_text('"name": "mug"')
+    finally:
+        tab.context.close()
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_axe_finds_nothing_on_a_schema_form_with_every_kind_of_field(chromium, schema_site,
+                                                                      theme):
+    app, site = schema_site
+    tab = _new_tab(chromium, site)
+    try:
+        tab.emulate_media(color_scheme=theme)
+        tab.goto("/orders/1")
+        tab.get_by_role("button", name="Add an item to lines").click()
+        tab.get_by_label("note is null").uncheck()
+        assert _axe(tab) == []
+        # every target 24 px at least: a control's own box, or its label's where it has one
+        small = tab.evaluate("""() => Array.from(document.querySelectorAll("#api-fields " +
+            ":is(button, select, input)")).map((node) => (node.closest("label") || node)
+            .getBoundingClientRect()).filter((box) => box.width < 24 || box.height < 24)""")
+        assert small == []
+    finally:
+        tab.context.close()
+
+
+# (JSON number, JSON number, -1 / 0 / 1): compared as decimals, as no double can
+COMPARED_NUMBERS = [
+    (BIG_INTEGER, BIG_INTEGER[:-1] + "0", 1), ("9007199254740993", "9007199254740992", 1),
+    ("-9007199254740993", "-9007199254740992", -1), ("2.50", "2.5", 0), ("1e3", "999", 1),
+    ("100", "1E2", 0), ("-0", "0", 0), ("0", "-0.0001", 1), ("0.05", "0.5", -1),
+    ("-1.5e-3", "-0.0015", 0), ("1" + "0" * 400, "1e400", 0), ("1e400", "9" * 400, 1),
+]
+
+
+def test_page_script_compares_numbers_as_decimals_exactly(script_parts):
+    cases = [[one, other] for one, other, _ in COMPARED_NUMBERS]
+    assert _js(script_parts, "(cases) => cases.map(([a, b]) => parts.compareNumbers(a, b))",
+               cases) == [order for _, _, order in COMPARED_NUMBERS]
 
 
 # ---------------------------------------------------------------------------
