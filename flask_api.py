@@ -2669,8 +2669,9 @@ _PAGE_MARKUP = r"""{% autoescape true %}<!DOCTYPE html>
 {% endfor %}{# _LATE_HEADERS #}
 <span class="body">{{ body_html }}
 {%- if stream %}This response is a stream ({{ stream }}); the page shows its items as they
-arrive with JavaScript on.{% if stream_url %} Without it, <a href="{{ stream_url }}">open the
-raw stream</a>.{% endif %}{% endif %}</span></pre>
+arrive with JavaScript on. Without it, a page cannot show them as they come:
+{%- if stream_url %} <a href="{{ stream_url }}">open the raw stream</a>.
+{%- else %} ask for it with an Accept: {{ stream }} header (curl -H).{% endif %}{% endif %}</span></pre>
 {#- Filled by the script: "Copy as curl" for the request behind this response -#}
 <div id="api-curl" class="bar" hidden></div>
 
@@ -2809,6 +2810,11 @@ pre.curl { user-select: all; }
     background: Highlight; color: HighlightText; }
   .tree .fold { color: ButtonText; }
 }
+/* A request's timing line; a stream's items, the last ones kept, an error in the error colour */
+.timing, .stream-line { color: var(--muted); font-weight: 400; }
+.stream-line, .items, .item { display: block; }
+.item + .item { border-top: 1px solid var(--line); }
+.stream-line.error, .item.error > .key { color: var(--err); }
 """
 
 _PAGE_SCRIPT = r"""
@@ -2827,6 +2833,8 @@ const state = {
   refetching: false,  // this page is fetched again with the stored headers as it loads
   filter: null,  // while filtering the tree: {keep: nodes on the way to a match, hits: matches}
   lines: new WeakMap(),  // a tree line's {node, from, to, index}: a value, or a group's range
+  times: new WeakMap(),  // a response's {started, firstByte}, from performance.now()
+  stream: null,  // the stream shown live: see streamLive()
 };
 
 // A DOM builder: el("button", {type: "button", onclick: back}, ["Back"]); functions listen.
@@ -2933,21 +2941,24 @@ function addHeaderForm(list) {
 
 // ---- Requests: every one the page sends carries the panel's headers ----
 
-// Send a request with the panel's headers, the CSRF token, HTML wanted; null for a redirect shown.
-async function send(method, url, body, type, hops = 0) {
+// Send a request with the panel's headers, the CSRF token, HTML wanted (or the headers of
+// more: {headers, signal}); null for a redirect shown. Its times are kept for timingText().
+async function send(method, url, body, type, more = {}, hops = 0) {
   const target = new URL(url, window.location.href);
   // to this site only, checked here whatever CSP the page came with; redirects too, below
   if (target.origin !== window.location.origin) throw new Error("Not this site: " + target);
-  const headers = panelHeaders({"Accept": "text/html"});
+  const headers = panelHeaders({"Accept": "text/html", ...more.headers});
   const token = document.querySelector("input[name=csrf_token]");
   if (token) headers["X-CSRFToken"] = token.value;
   if (type && !(body instanceof FormData)) headers["Content-Type"] = type;
   state.sent = {method, url: target.href, body, type};
-  const response = await fetch(target.href, {method, headers, body, redirect: "manual"});
+  const started = performance.now(), signal = more.signal;
+  const response = await fetch(target.href, {method, headers, body, signal, redirect: "manual"});
+  state.times.set(response, {started, firstByte: performance.now()});
   if (response.type !== "opaqueredirect") return response;
   const next = method === "GET" && hops < 5 ? await redirectTarget(target) : null;
   if (next && next.origin === window.location.origin && next.href !== target.href) {
-    return send("GET", next.href, undefined, undefined, hops + 1);
+    return send("GET", next.href, undefined, undefined, more, hops + 1);
   }
   showRedirect(method, target, next);
   return null;
@@ -3103,8 +3114,12 @@ function queryRow(name, value) {
 // Show a response (none: a redirect, shown already): the API's page replaces this one's body,
 // anything else goes in the panel; then focus goes to it (or focusOn) and it is announced.
 async function show(response, focusOn = "pre.response") {
-  const text = response ? await response.text() : "";
-  const live = document.getElementById("api-live");
+  stopStream();
+  const bytes = response ? new Uint8Array(await response.arrayBuffer()) : new Uint8Array(0);
+  const text = new TextDecoder().decode(bytes), live = document.getElementById("api-live");
+  const times = response && {...state.times.get(response), end: performance.now(),
+    bytes: bytes.length};
+  document.documentElement.classList.remove("refetch");  // hidden, it could not take focus
   if (text && isPage(response)) {
     const page = new DOMParser().parseFromString(text, "text/html");
     document.title = page.title;
@@ -3117,8 +3132,35 @@ async function show(response, focusOn = "pre.response") {
         ["No content."])]);
     if (panel && !text) panel.after(wayOn());  // 204 to a DELETE, an empty 200: where to go
   }
-  document.documentElement.classList.remove("refetch");  // hidden, it could not take focus
+  if (times) showTiming(times);
   showResult(focusOn);
+}
+
+// A request's time to first byte, time in all and body size: the timing line after its status.
+function timingText(times) {
+  const ms = (from, to) => Math.round(to - from).toLocaleString("en") + " ms";
+  return "first byte in " + ms(times.started, times.firstByte) + " \u00b7 " +
+    ms(times.started, times.end) + " in all \u00b7 " + times.bytes.toLocaleString("en") +
+    (times.bytes === 1 ? " byte" : " bytes");
+}
+
+// Put the timing line after the panel's status (the page's own load: its Navigation Timing).
+function showTiming(times) {
+  const status = document.querySelector("pre.response > .status");
+  if (!status) return;
+  let line = status.nextElementSibling;
+  if (!line?.classList.contains("timing")) {
+    line = el("span", {class: "timing"});
+    status.after(" ", line);
+  }
+  line.textContent = timingText(times);
+}
+
+// The page's own load as timingText() takes it, from its Navigation Timing entry.
+function pageTiming() {
+  const entry = performance.getEntriesByType("navigation")[0];
+  return entry && {started: entry.requestStart || entry.startTime, firstByte: entry.responseStart,
+    end: entry.responseEnd, bytes: entry.encodedBodySize};
 }
 
 // Focus the result (the response panel, or focusOn), and say its status and size.
@@ -3129,7 +3171,8 @@ function showResult(focusOn) {
   place.focus();
   const size = panel.querySelector(".tree > .line > .more")?.dataset.more.replace("\u2026 ", "");
   announce([panel.querySelector(".status")?.textContent, panel.querySelector(".hint")
-    ?.textContent || size].filter(Boolean).join(": "));
+    ?.textContent || size, panel.querySelector(".timing")?.textContent].filter(Boolean)
+    .join(": "));
 }
 
 // Say something to screen readers, in one polite live region, kept across page swaps.
@@ -3301,8 +3344,8 @@ function jsonTree(model) {
 }
 
 // Show the model from its root, unfolded breadth first up to a number of lines.
-function showTree(tree, model, lines) {
-  const root = treeLine(null, {node: model}, true, "the body");
+function showTree(tree, model, lines, label = "the body") {
+  const root = treeLine(null, {node: model}, true, label);
   tree.replaceChildren(root);
   return unfoldLines(root, lines);
 }
@@ -3538,10 +3581,11 @@ function findMatches(node, key, query, found) {
 
 // Copying a selection across lines of the tree copies the JSON of the value that holds it.
 function copyTree(event) {
-  const tree = document.querySelector(".tree"), selection = window.getSelection();
-  if (!tree || !selection.rangeCount || selection.isCollapsed) return;
+  const selection = window.getSelection();
+  if (!selection.rangeCount || selection.isCollapsed) return;
   const range = selection.getRangeAt(0), holder = range.commonAncestorContainer;
-  if (!tree.contains(holder)) return;  // more than the tree: as it reads
+  const tree = (holder.nodeType === 1 ? holder : holder.parentElement).closest(".tree");
+  if (!tree) return;  // more than a tree: as it reads
   const lineOf = (place) => (place.nodeType === 1 ? place : place.parentElement).closest(".line");
   const first = lineOf(range.startContainer);
   if (first && first === lineOf(range.endContainer)) return;  // within a line: as it reads
@@ -3781,21 +3825,284 @@ function responseCurl() {
     panelHeaders(JSON_WANTED), sent.body, sent.type);
 }
 
+// ---- A stream, live ----
+// A stream's page (its panel's data-stream) fetches the stream with the panel's headers, and
+// shows its items as they arrive, each a JSON tree: JSON Lines, or server-sent events. Items
+// are drawn once a frame, and only the last MOST_ITEMS are kept: an endless stream stays light.
+
+const MOST_ITEMS = 1000;  // items kept on screen; older ones are let go, and counted
+const ITEM_LINES = 20;  // lines of an item's tree shown unfolded at first
+
+// A reader of lines from bytes as they arrive (null: the end; the last line unended is kept if
+// keepTail): UTF-8 split across pieces stays whole, a BOM at the start goes, a line ends at
+// CR LF, LF or CR, and a CR LF split across two pieces ends one line.
+function lineReader(keepTail) {
+  const decoder = new TextDecoder();
+  let rest = "";
+  return (bytes) => {
+    const text = rest + (bytes ? decoder.decode(bytes, {stream: true}) : decoder.decode());
+    const held = bytes && text.endsWith("\r") ? 1 : 0;  // its LF may be in the next piece
+    const lines = text.slice(0, text.length - held).split(/\r\n|\r|\n/);
+    rest = lines.pop() + (held ? "\r" : "");
+    if (!bytes && rest && keepTail) lines.push(rest);
+    return lines;
+  };
+}
+
+// JSON Lines from bytes as they arrive: each line not blank is an item, {data}.
+function jsonLinesReader() {
+  const lines = lineReader(true);
+  return (bytes) => lines(bytes).filter((line) => line.trim()).map((data) => ({data}));
+}
+
+// Server-sent events from bytes as they arrive, as the HTML standard parses them: each event
+// {data, event, id, retry}; comments, and events without data, are skipped, and one the stream
+// ends in is dropped. The reader's lastId is the last "id:" field seen, to resume from.
+function eventReader() {
+  const lines = lineReader(false);
+  let data = [], event = "", retry = "";
+  const reader = (bytes) => {
+    const events = [];
+    for (const line of lines(bytes)) {
+      const colon = line.indexOf(":"), field = colon < 0 ? line : line.slice(0, colon);
+      const value = colon < 0 ? "" : line.slice(colon + (line[colon + 1] === " " ? 2 : 1));
+      if (!line) {
+        if (data.length) events.push({data: data.join("\n"), event, id: reader.lastId, retry});
+        [data, event, retry] = [[], "", ""];
+      } else if (field === "data") data.push(value);
+      else if (field === "event") event = value;
+      else if (field === "id" && !value.includes("\0")) reader.lastId = value;
+      else if (field === "retry" && /^[0-9]+$/.test(value)) retry = value;
+    }  // a comment (":" first) and any other field are ignored
+    return events;
+  };
+  reader.lastId = "";
+  return reader;
+}
+
+// What an error object in JSON text says: its "detail" (the only key, where alone); else null.
+function detailOf(text, alone) {
+  let model;
+  try { model = parseJSON(text); } catch { return null; }
+  if (model.type !== "object" || (alone && model.entries.length !== 1)) return null;
+  const found = model.entries.find((member) => member[0] === "detail");
+  return !found ? null : found[1].type === "string" ? found[1].value : writeJSON(found[1], "");
+}
+
+// The live view of this page's stream, if it is one; a stream shown before is stopped first.
+function streamLive() {
+  stopStream();
+  const panel = document.querySelector("pre.response[data-stream]");
+  const body = panel?.querySelector(".body");
+  if (!body) return;
+  body.hidden = true;  // it says what the page does without JavaScript
+  const stream = state.stream = {url: panel.dataset.url, type: panel.dataset.stream,
+    sse: panel.dataset.stream === "text/event-stream", shown: [], pending: [], count: 0,
+    dropped: 0, query: "", line: el("span", {class: "stream-line"}),
+    list: el("span", {class: "items", role: "list", "aria-label": "Items",
+      onclick: foldClick, onkeydown: foldKey})};
+  body.after(stream.line, stream.list);
+  panel.before(streamTools(stream));
+  readStream(stream, false);
+}
+
+// Stop, Resume (and what it does), Copy, the filter, and what the filter found.
+function streamTools(stream) {
+  const status = el("span", {class: "hint", role: "status"});
+  stream.stop = el("button", {type: "button", onclick: () => {
+    stopStream();
+    stream.resume.focus();
+  }}, ["Stop"]);
+  stream.resume = el("button", {type: "button", disabled: "", onclick: () => {
+    readStream(stream, true);
+    stream.stop.focus();
+  }}, ["Resume"]);
+  const copy = el("button", {type: "button", onclick: () => copied(copy,
+    navigator.clipboard.writeText(stream.shown.filter((record) => !record.node.hidden)
+      .map((record) => record.item.data + "\n").join("")))}, ["Copy items"]);
+  let timer = null;
+  const filter = el("input", {type: "search", "aria-label": "Filter items",
+    placeholder: "Filter items", oninput: () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => { status.textContent = filterItems(stream, filter.value); }, 200);
+    }});
+  const how = stream.sse ? "Resume asks for the events after the last id seen (Last-Event-ID)." :
+    "JSON Lines cannot say where to go on from: Resume fetches the stream again from its start.";
+  return el("div", {class: "bar stream-tools", role: "group", "aria-label": "Stream"}, [
+    stream.stop, stream.resume, copy, filter, status,
+    el("span", {class: "hint"}, [how + " The last " + MOST_ITEMS.toLocaleString("en") +
+      " items are kept on screen; the filter and Copy take those shown."])]);
+}
+
+// Stop reading the stream shown (Stop, or another page shown): the server sees it closed.
+function stopStream() {
+  state.stream?.controller?.abort();
+}
+
+// Fetch the stream (to resume: an event stream from the last id seen, JSON Lines from its
+// start) and read it to its end, a failure, or Stop.
+async function readStream(stream, resume) {
+  const controller = stream.controller = new AbortController();
+  const headers = {"Accept": stream.type};
+  if (resume && stream.sse && stream.lastId) headers["Last-Event-ID"] = stream.lastId;
+  if (resume && !stream.sse) {
+    stream.list.replaceChildren();
+    Object.assign(stream, {shown: [], pending: [], count: 0, dropped: 0});
+  }
+  Object.assign(stream, {phase: "Streaming\u2026", error: "", started: undefined, end: 0});
+  stream.stop.disabled = !(stream.resume.disabled = true);
+  const clock = setInterval(() => drawLine(stream), 500);
+  let ended;
+  try {
+    const response = await send("GET", stream.url, undefined, undefined,
+      {headers, signal: controller.signal});
+    ended = response ? await readBody(stream, response) : {phase: "Redirected."};
+  } catch (error) {
+    ended = controller.signal.aborted ? {phase: "Stopped."} : {phase: "Failed: the connection " +
+      "broke after " + stream.count.toLocaleString("en") + " items (" + error.message + ").",
+    error: true};
+  }
+  clearInterval(clock);
+  if (stream.controller === controller) streamEnded(stream, ended);
+}
+
+// Read a response's body into the stream's items, piece by piece; how it ended.
+async function readBody(stream, response) {
+  Object.assign(stream, state.times.get(response), {status: response.status, bytes: 0});
+  if (!response.ok) {
+    const text = await response.text();
+    return {phase: "HTTP " + response.status + " " + response.statusText + ": " +
+      (detailOf(text, false) ?? text.slice(0, 500)), error: true};
+  }
+  const read = stream.sse ? eventReader() : jsonLinesReader(), body = response.body?.getReader();
+  read.lastId = stream.lastId || "";
+  for (let done = !body; !done;) {
+    const piece = await body.read();
+    done = piece.done;
+    stream.bytes += done ? 0 : piece.value.length;
+    received(stream, read(done ? null : piece.value));
+    stream.lastId = read.lastId;
+  }
+  return {phase: "Ended."};
+}
+
+// Count new items, and queue them for the next frame: only the last MOST_ITEMS wait there.
+function received(stream, items) {
+  for (const item of items) {
+    item.number = ++stream.count;
+    if (item.event === "error") stream.error = detailOf(item.data, false) ?? item.data;
+  }
+  stream.pending = stream.pending.concat(items);
+  if (stream.pending.length > 2 * MOST_ITEMS) {  // frames do not come to a hidden tab
+    stream.dropped += stream.pending.length - MOST_ITEMS;
+    stream.pending = stream.pending.slice(-MOST_ITEMS);
+  }
+  if (!stream.frame) stream.frame = requestAnimationFrame(() => drawStream(stream));
+}
+
+// Show the queued items, keeping the last MOST_ITEMS on screen; then the stream's line.
+function drawStream(stream) {
+  stream.frame = 0;
+  const fresh = stream.pending.slice(-MOST_ITEMS).map((item) => itemRecord(stream, item));
+  stream.dropped += stream.pending.length - fresh.length;
+  stream.pending = [];
+  stream.list.append(...fresh.map((record) => record.node));
+  stream.shown = stream.shown.concat(fresh);
+  const extra = stream.shown.length - MOST_ITEMS;
+  if (extra > 0) {
+    for (const record of stream.shown.slice(0, extra)) record.node.remove();
+    stream.shown = stream.shown.slice(extra);
+    stream.dropped += extra;
+  }
+  drawLine(stream);
+}
+
+// An item as shown: its number and event fields, then its data as a JSON tree, or as text (an
+// error for a JSON Lines line that is not JSON); hidden if the filter leaves it out.
+function itemRecord(stream, item) {
+  const fields = ["#" + item.number];
+  for (const name of ["event", "id", "retry"]) if (item[name]) fields.push(name + ": " + item[name]);
+  let model = null;
+  try { model = parseJSON(item.data); } catch { if (!stream.sse) fields.push("(not JSON)"); }
+  const node = el("span", {class: "item", role: "listitem"}, [
+    el("span", {class: "key"}, [fields.join(" ")])]);
+  node.classList.toggle("error", item.event === "error" || (!model && !stream.sse));
+  if (model) {
+    const tree = el("span", {class: "tree"});
+    showTree(tree, model, ITEM_LINES, "item " + item.number);
+    node.append(tree);
+  } else node.append(" ", el("span", {class: "s"}, [item.data]));
+  const record = {node, item};
+  node.hidden = !matches(record, stream.query);
+  return record;
+}
+
+// Whether an item holds the filter's text, in its data or fields; all do for none.
+function matches(record, query) {
+  if (!query) return true;
+  record.text = record.text || record.node.firstChild.textContent.toLowerCase() + "\n" +
+    record.item.data.toLowerCase();
+  return record.text.includes(query);
+}
+
+// Show only the items that hold the filter's text; what it found.
+function filterItems(stream, text) {
+  stream.query = text.trim().toLowerCase();
+  let count = 0;
+  for (const record of stream.shown) count += !(record.node.hidden = !matches(record, stream.query));
+  if (!stream.query) return "";
+  return count.toLocaleString("en") + " of the " + stream.shown.length.toLocaleString("en") +
+    " items shown match.";
+}
+
+// The stream's line: how it stands, items counted and let go, then its timing line.
+function drawLine(stream) {
+  const items = stream.count.toLocaleString("en") + (stream.count === 1 ? " item" : " items") +
+    (stream.dropped ? " (" + stream.dropped.toLocaleString("en") + " let go)" : "");
+  const times = stream.started === undefined ? "" : " \u00b7 HTTP " + stream.status + " \u00b7 " +
+    timingText({...stream, end: stream.end || performance.now()});
+  stream.line.textContent = stream.phase + " " + items + times;
+}
+
+// A stream ended, failed or stopped: the last items, why it ended (an error the stream sent
+// last included), Resume offered, and all said.
+function streamEnded(stream, ended) {
+  stream.end = performance.now();
+  if (stream.frame) cancelAnimationFrame(stream.frame);
+  drawStream(stream);
+  const last = stream.shown[stream.shown.length - 1];
+  const detail = !stream.sse && last && ended.phase === "Ended." ? detailOf(last.item.data, true) : null;
+  if (detail !== null) last.node.classList.add("error");
+  stream.error = detail ?? stream.error;
+  if (stream.error && !ended.error) ended.phase = "Ended with an error: " + stream.error;
+  stream.phase = ended.phase;
+  stream.line.classList.toggle("error", Boolean(ended.error || stream.error));
+  drawLine(stream);
+  const focused = document.activeElement === stream.stop;
+  stream.stop.disabled = !(stream.resume.disabled = false);
+  if (focused) stream.resume.focus();
+  announce(stream.line.textContent);
+}
+
 // ---- Start ----
 
 // Build every tool into this page; again after each page swap.
 function enhance() {
   const model = bodyModel();
+  state.filter = null;  // the last page's
   jsonTree(model);  // first: the body stays hidden until it is built
   headersPanel();
   queryPanel();
   formTabs(model);
   curlButtons();
+  if (!document.documentElement.classList.contains("refetch")) streamLive();
 }
 
 // Once the body is parsed: the tools, then this page again with the headers, or the offer.
 function loaded() {
   enhance();
+  const times = pageTiming();
+  if (times) showTiming(times);
   if (state.refetching) withHeaders();
   else if (savedHeaders().length) offerRefetch();
 }
@@ -3818,7 +4125,8 @@ function start() {
 // Hand the pure parts to the unit tests (test_all.py): to listeners there before the script ran.
 function handOver() {
   const parts = {parseJSON, writeJSON, groupSize, showTree, filterTree, findMatches,
-    headerProblem, shellQuote, curlCommand, rawRequest, fieldJSON, URL_IN_TEXT};
+    headerProblem, shellQuote, curlCommand, rawRequest, fieldJSON, URL_IN_TEXT, lineReader,
+    jsonLinesReader, eventReader, detailOf, timingText};
   document.dispatchEvent(new CustomEvent("flask-api:script", {detail: Object.freeze(parts)}));
 }
 
