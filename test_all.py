@@ -8029,9 +8029,12 @@ def _stream_app():
         return stream("slow", items)
 
     @app.route("/many")
-    def many():  # in pieces of 1,000 lines, as a server's buffer would send them
-        return stream("many", lambda: ("".join('{"n": %d}\n' % n for n in range(at, at + 1000))
-                                       for at in range(0, 100000, 1000)))
+    def many():  # in pieces of 1,000 lines, as a server's buffer would send them, over frames
+        def items():
+            for at in range(0, 100000, 1000):
+                yield "".join('{"n": %d}\n' % n for n in range(at, at + 1000))
+                time.sleep(0.01)
+        return stream("many", items)
 
     @app.route("/ticks")
     def ticks():
