@@ -2813,6 +2813,7 @@ pre.curl { user-select: all; }
 /* A request's timing line; a stream's items, the last ones kept, an error in the error colour */
 .timing, .stream-line { color: var(--muted); font-weight: 400; }
 .stream-line, .items, .item { display: block; }
+.item { content-visibility: auto; contain-intrinsic-size: auto 4.5em; }
 .item + .item { border-top: 1px solid var(--line); }
 .stream-line.error, .item.error > .key { color: var(--err); }
 """
@@ -3832,6 +3833,7 @@ function responseCurl() {
 
 const MOST_ITEMS = 1000;  // items kept on screen; older ones are let go, and counted
 const ITEM_LINES = 20;  // lines of an item's tree shown unfolded at first
+const FRAME_ITEMS = 100;  // items drawn in a frame at the most: the rest wait for the next
 
 // A reader of lines from bytes as they arrive (null: the end; the last line unended is kept if
 // keepTail): UTF-8 split across pieces stays whole, a BOM at the start goes, a line ends at
@@ -3986,26 +3988,26 @@ async function readBody(stream, response) {
   return {phase: "Ended."};
 }
 
-// Count new items, and queue them for the next frame: only the last MOST_ITEMS wait there.
+// Count new items, and queue them for the next frames: only the last MOST_ITEMS wait there.
 function received(stream, items) {
   for (const item of items) {
     item.number = ++stream.count;
     if (item.event === "error") stream.error = detailOf(item.data, false) ?? item.data;
   }
   stream.pending = stream.pending.concat(items);
-  if (stream.pending.length > 2 * MOST_ITEMS) {  // frames do not come to a hidden tab
+  if (stream.pending.length > MOST_ITEMS) {  // more than frames draw, or a hidden tab's
     stream.dropped += stream.pending.length - MOST_ITEMS;
     stream.pending = stream.pending.slice(-MOST_ITEMS);
   }
   if (!stream.frame) stream.frame = requestAnimationFrame(() => drawStream(stream));
 }
 
-// Show the queued items, keeping the last MOST_ITEMS on screen; then the stream's line.
-function drawStream(stream) {
+// Show queued items, a frame's worth, keeping the last MOST_ITEMS on screen; the stream's line.
+function drawStream(stream, most = FRAME_ITEMS) {
   stream.frame = 0;
-  const fresh = stream.pending.slice(-MOST_ITEMS).map((item) => itemRecord(stream, item));
-  stream.dropped += stream.pending.length - fresh.length;
-  stream.pending = [];
+  const fresh = stream.pending.slice(0, most).map((item) => itemRecord(stream, item));
+  stream.pending = stream.pending.slice(most);
+  if (stream.pending.length) stream.frame = requestAnimationFrame(() => drawStream(stream));
   stream.list.append(...fresh.map((record) => record.node));
   stream.shown = stream.shown.concat(fresh);
   const extra = stream.shown.length - MOST_ITEMS;
@@ -4069,7 +4071,7 @@ function drawLine(stream) {
 function streamEnded(stream, ended) {
   stream.end = performance.now();
   if (stream.frame) cancelAnimationFrame(stream.frame);
-  drawStream(stream);
+  drawStream(stream, MOST_ITEMS);
   const last = stream.shown[stream.shown.length - 1];
   const detail = !stream.sse && last && ended.phase === "Ended." ? detailOf(last.item.data, true) : null;
   if (detail !== null) last.node.classList.add("error");
