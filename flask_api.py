@@ -2671,7 +2671,8 @@ _PAGE_MARKUP = r"""{% autoescape true %}<!DOCTYPE html>
 {%- if stream %}This response is a stream ({{ stream }}); the page shows its items as they
 arrive with JavaScript on. Without it, a page cannot show them as they come:
 {%- if stream_url %} <a href="{{ stream_url }}">open the raw stream</a>.
-{%- else %} ask for it with an Accept: {{ stream }} header (curl -H).{% endif %}{% endif %}</span></pre>
+{%- else %} ask for it with an Accept: {{ stream }} header (curl -H).{% endif %}
+{%- endif %}</span></pre>
 {#- Filled by the script: "Copy as curl" for the request behind this response -#}
 <div id="api-curl" class="bar" hidden></div>
 
@@ -3951,7 +3952,8 @@ async function readStream(stream, resume) {
     stream.list.replaceChildren();
     Object.assign(stream, {shown: [], pending: [], count: 0, dropped: 0});
   }
-  Object.assign(stream, {phase: "Streaming\u2026", error: "", started: undefined, end: 0});
+  Object.assign(stream, {phase: "Streaming\u2026", error: "", started: undefined, end: 0,
+    ended: null});
   stream.stop.disabled = !(stream.resume.disabled = true);
   const clock = setInterval(() => drawLine(stream), 500);
   let ended;
@@ -4003,10 +4005,10 @@ function received(stream, items) {
 }
 
 // Show queued items, a frame's worth, keeping the last MOST_ITEMS on screen; the stream's line.
-function drawStream(stream, most = FRAME_ITEMS) {
+function drawStream(stream) {
   stream.frame = 0;
-  const fresh = stream.pending.slice(0, most).map((item) => itemRecord(stream, item));
-  stream.pending = stream.pending.slice(most);
+  const fresh = stream.pending.slice(0, FRAME_ITEMS).map((item) => itemRecord(stream, item));
+  stream.pending = stream.pending.slice(FRAME_ITEMS);
   if (stream.pending.length) stream.frame = requestAnimationFrame(() => drawStream(stream));
   stream.list.append(...fresh.map((record) => record.node));
   stream.shown = stream.shown.concat(fresh);
@@ -4017,13 +4019,16 @@ function drawStream(stream, most = FRAME_ITEMS) {
     stream.dropped += extra;
   }
   drawLine(stream);
+  if (!stream.pending.length && stream.ended) streamDone(stream, stream.ended);
 }
 
 // An item as shown: its number and event fields, then its data as a JSON tree, or as text (an
 // error for a JSON Lines line that is not JSON); hidden if the filter leaves it out.
 function itemRecord(stream, item) {
   const fields = ["#" + item.number];
-  for (const name of ["event", "id", "retry"]) if (item[name]) fields.push(name + ": " + item[name]);
+  for (const name of ["event", "id", "retry"]) {
+    if (item[name]) fields.push(name + ": " + item[name]);
+  }
   let model = null;
   try { model = parseJSON(item.data); } catch { if (!stream.sse) fields.push("(not JSON)"); }
   const node = el("span", {class: "item", role: "listitem"}, [
@@ -4051,7 +4056,10 @@ function matches(record, query) {
 function filterItems(stream, text) {
   stream.query = text.trim().toLowerCase();
   let count = 0;
-  for (const record of stream.shown) count += !(record.node.hidden = !matches(record, stream.query));
+  for (const record of stream.shown) {
+    record.node.hidden = !matches(record, stream.query);
+    count += record.node.hidden ? 0 : 1;
+  }
   if (!stream.query) return "";
   return count.toLocaleString("en") + " of the " + stream.shown.length.toLocaleString("en") +
     " items shown match.";
@@ -4066,14 +4074,19 @@ function drawLine(stream) {
   stream.line.textContent = stream.phase + " " + items + times;
 }
 
-// A stream ended, failed or stopped: the last items, why it ended (an error the stream sent
-// last included), Resume offered, and all said.
+// A stream ended, failed or stopped: once the items it sent are drawn, say so.
 function streamEnded(stream, ended) {
-  stream.end = performance.now();
-  if (stream.frame) cancelAnimationFrame(stream.frame);
-  drawStream(stream, MOST_ITEMS);
+  Object.assign(stream, {end: performance.now(), ended});
+  if (!stream.frame) drawStream(stream);
+}
+
+// Once a stream's last items are shown: why it ended (an error it sent last included), Resume
+// offered, and all said.
+function streamDone(stream, ended) {
+  stream.ended = null;
   const last = stream.shown[stream.shown.length - 1];
-  const detail = !stream.sse && last && ended.phase === "Ended." ? detailOf(last.item.data, true) : null;
+  const detail = !stream.sse && last && ended.phase === "Ended." ?
+    detailOf(last.item.data, true) : null;
   if (detail !== null) last.node.classList.add("error");
   stream.error = detail ?? stream.error;
   if (stream.error && !ended.error) ended.phase = "Ended with an error: " + stream.error;

@@ -8097,7 +8097,8 @@ def test_browser_shows_a_streams_first_item_while_the_server_waits_to_send_the_s
         _expect(_stream_line(tab)).to_contain_text("Streaming\u2026 1 item")
         app.gate.set()
         _expect(tab.locator(".item")).to_have_count(2)
-        _expect(_stream_line(tab)).to_contain_text("Ended. 2 items \u00b7 HTTP 200 \u00b7 first byte")
+        _expect(_stream_line(tab)).to_contain_text(
+            "Ended. 2 items \u00b7 HTTP 200 \u00b7 first byte")
         assert app.seen[-1]["Accept"] == "application/jsonl"
     finally:
         tab.context.close()

@@ -622,7 +622,8 @@ def stream_page_table(result: Optional[Dict[str, float]]) -> str:
         return "The page under a live stream: skipped, no Chromium (playwright and chromium)."
     return "\n".join([
         "| page under a live stream | items counted / on screen | frames | frame time p95 | "
-        "longest frame | long tasks (> 50 ms) | longest task |", "|---|---:|---:|---:|---:|---:|---:|",
+        "longest frame | long tasks (> 50 ms) | longest task |",
+        "|---|---:|---:|---:|---:|---:|---:|",
         "| {rate:,} items/s for {seconds} s, JSON Lines | {counted:,} / {shown:,} | {frames:,} | "
         "{p95_frame:.0f} ms | {max_frame:.0f} ms | {long_tasks} | {max_task:.0f} ms |".format(
             **result)])
