@@ -17,7 +17,7 @@ export default [
         CustomEvent: "readonly",
         // a stream, live: read as it comes, stopped at will, drawn once a frame, its clock ticking
         TextDecoder: "readonly", AbortController: "readonly", requestAnimationFrame: "readonly",
-        setInterval: "readonly", clearInterval: "readonly",
+        setInterval: "readonly", clearInterval: "readonly", Intl: "readonly",
       },
     },
     rules: {

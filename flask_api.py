@@ -2814,6 +2814,7 @@ pre.curl { user-select: all; }
 /* A request's timing line; a stream's items, the last ones kept, an error in the error colour */
 .timing, .stream-line { color: var(--muted); font-weight: 400; }
 .stream-line, .items, .item { display: block; }
+.items { contain: content; }
 .item { content-visibility: auto; contain-intrinsic-size: auto 4.5em; }
 .item + .item { border-top: 1px solid var(--line); }
 .stream-line.error, .item.error > .key { color: var(--err); }
@@ -3324,6 +3325,7 @@ const FIRST_LINES = 2000;  // lines shown unfolded at first; the rest starts fol
 const MOST_LINES = 10000;  // lines "Unfold all" shows at the most
 const GROUP = 100;  // a longer array or object shows its members in groups of 100, 10,000, ...
 const MOST_MATCHES = 1000;  // matches of the filter shown at the most
+const NUMBERS = new Intl.NumberFormat("en");  // 1,000: toLocaleString() makes one a call, slowly
 // A URL in text, as the server's _URL_RE finds one (a test holds them to it): balanced
 // parentheses are part of it, the punctuation of a sentence around it is not.
 const URL_IN_TEXT = /https?:\/\/[^\s"<>\\()]*(?:\([^\s"<>\\()]*\)[^\s"<>\\()]*)*(?<![.,;:!?'\]])/g;
@@ -3387,7 +3389,7 @@ function treeLine(key, data, last, label = "value") {
 // How a folded container reads: "... 3 keys", "... 100,000 items" (with an ellipsis).
 function foldedText(node) {
   const count = membersOf(node).length, noun = node.type === "object" ? " key" : " item";
-  return count ? "\u2026 " + count.toLocaleString("en") + noun + (count === 1 ? "" : "s") : "";
+  return count ? "\u2026 " + NUMBERS.format(count) + noun + (count === 1 ? "" : "s") : "";
 }
 
 // A string, number, true, false or null, as JSON, with the URLs in a string as links.

@@ -8014,8 +8014,7 @@ def _stream_app():
 
         def run():
             try:
-                for item in items():
-                    yield item
+                yield from items()
             finally:
                 app.closed.append(name)
         return flask.Response(run(), mimetype=mimetype)
@@ -8056,6 +8055,13 @@ def _stream_app():
         return stream("broken.sse", lambda: iter(['data: {"n": 1}\n\n', 'event: error\ndata: '
                                                   '{"detail": "The database went away."}\n\n']),
                       "text/event-stream")
+
+    @app.route("/refused")
+    def refused():  # the page, but not the stream: an error status for the stream's request
+        if request.accept_mimetypes.best == "application/jsonl":
+            return flask.Response('{"detail": "Too many streams <b>open</b>."}', 429,
+                                  mimetype="application/json")
+        return stream("refused", lambda: iter(['{"n": 1}\n']))
 
     @app.route("/cut")
     def cut():
@@ -8128,8 +8134,11 @@ def test_browser_stops_a_stream_which_the_server_sees_and_resumes_it_from_the_la
     try:
         tab.goto("/ticks")
         _expect(tab.locator(".item")).not_to_have_count(0)
-        tab.keyboard.press("Tab")  # the first control of the page is the breadcrumbs'; Stop
-        tab.get_by_role("button", name="Stop").focus()
+        for _ in range(30):  # the keyboard alone: Tab to Stop, past the page's other controls
+            tab.keyboard.press("Tab")
+            if tab.evaluate("document.activeElement.textContent") == "Stop":
+                break
+        _expect(tab.get_by_role("button", name="Stop")).to_be_focused()
         tab.keyboard.press("Enter")
         _expect(_stream_line(tab)).to_contain_text("Stopped.")
         resume = tab.get_by_role("button", name="Resume")
@@ -8163,6 +8172,20 @@ def test_browser_shows_an_error_a_stream_ends_with_and_goes_on_past_a_line_not_j
         tab.goto("/broken.sse")
         _expect(_stream_line(tab)).to_contain_text("Ended with an error: The database went away.")
         _expect(tab.locator(".item.error .key")).to_have_text("#2 event: error")
+    finally:
+        tab.context.close()
+
+
+def test_browser_reports_an_error_status_answering_the_stream_request(chromium, stream_site):
+    site, app = stream_site
+    tab = _new_tab(chromium, site)
+    try:
+        tab.goto("/refused")
+        _expect(_stream_line(tab)).to_have_text(re.compile(
+            r"^HTTP 429 TOO MANY REQUESTS: Too many streams <b>open</b>\. 0 items \u00b7 "
+            r"HTTP 429 \u00b7 first byte in"))
+        _expect(tab.locator(".stream-line.error")).to_have_count(1)
+        _expect(tab.locator("#api-live")).to_contain_text("HTTP 429 TOO MANY REQUESTS")
     finally:
         tab.context.close()
 

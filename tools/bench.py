@@ -558,6 +558,7 @@ def stream_app(rate: int, seconds: int) -> Flask:
     """A Flask app under ``BrowsableAPI`` whose /items streams JSON Lines at ``rate`` items a
     second for ``seconds``, in a piece every 10 ms, as a busy server's generator would."""
     from flask import Response
+
     from flask_api import BrowsableAPI
     app = Flask(__name__)
     BrowsableAPI(app)
@@ -598,13 +599,14 @@ def stream_page(rate: int = 10000, seconds: int = 10) -> Optional[Dict[str, floa
             tab.wait_for_selector(".item", timeout=30000)
             start = tab.evaluate("performance.now()")
             deadline = time.monotonic() + seconds + 60  # polled: the page's CSP has no eval
-            while not tab.locator(".stream-line").text_content().startswith("Ended"):
+            while not (tab.locator(".stream-line").text_content() or "").startswith("Ended"):
                 assert time.monotonic() < deadline, "the stream did not end"
                 time.sleep(0.25)
             found = tab.evaluate("""(start) => ({
                 tasks: window.__tasks.filter((task) => task[0] >= start).map((task) => task[1]),
                 frames: window.__frames.filter((frame) => frame[0] >= start).map((f) => f[1]),
-                line: document.querySelector('.stream-line').textContent,
+                counted: Number(document.querySelector('.stream-line').textContent
+                  .match(/([0-9,]+) items?/)[1].replaceAll(",", "")),
                 shown: document.querySelectorAll('.item').length})""", start)
             chromium.close()
     finally:
@@ -614,7 +616,7 @@ def stream_page(rate: int = 10000, seconds: int = 10) -> Optional[Dict[str, floa
     return {"rate": rate, "seconds": seconds, "max_task": max(found["tasks"] or [0]),
             "long_tasks": len(found["tasks"]), "p95_frame": frames[int(0.95 * (len(frames) - 1))],
             "max_frame": frames[-1], "frames": len(frames), "shown": found["shown"],
-            "counted": int(re.search(r"([0-9,]+) items", found["line"]).group(1).replace(",", ""))}
+            "counted": found["counted"]}
 
 
 def stream_page_table(result: Optional[Dict[str, float]]) -> str:
