@@ -3836,7 +3836,7 @@ function responseCurl() {
 
 const MOST_ITEMS = 1000;  // items kept on screen; older ones are let go, and counted
 const ITEM_LINES = 20;  // lines of an item's tree shown unfolded at first
-const FRAME_ITEMS = 100;  // items drawn in a frame at the most: the rest wait for the next
+const FRAME_ITEMS = 50;  // items drawn in a frame at the most: the rest wait for the next
 
 // A reader of lines from bytes as they arrive (null: the end; the last line unended is kept if
 // keepTail): UTF-8 split across pieces stays whole, a BOM at the start goes, a line ends at
