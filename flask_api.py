@@ -3149,14 +3149,8 @@ function timingText(times) {
 
 // Put the timing line after the panel's status (the page's own load: its Navigation Timing).
 function showTiming(times) {
-  const status = document.querySelector("pre.response > .status");
-  if (!status) return;
-  let line = status.nextElementSibling;
-  if (!line?.classList.contains("timing")) {
-    line = el("span", {class: "timing"});
-    status.after(" ", line);
-  }
-  line.textContent = timingText(times);
+  document.querySelector("pre.response > .status")?.after(" ", el("span", {class: "timing"},
+    [timingText(times)]));
 }
 
 // The page's own load as timingText() takes it, from its Navigation Timing entry.
@@ -3956,7 +3950,8 @@ async function readStream(stream, resume) {
   }
   Object.assign(stream, {phase: "Streaming\u2026", error: "", started: undefined, end: 0,
     ended: null});
-  stream.stop.disabled = !(stream.resume.disabled = true);
+  stream.stop.disabled = false;
+  stream.resume.disabled = true;
   const clock = setInterval(() => drawLine(stream), 500);
   let ended;
   try {
@@ -4082,23 +4077,22 @@ function streamEnded(stream, ended) {
   if (!stream.frame) drawStream(stream);
 }
 
-// Once a stream's last items are shown: why it ended (an error it sent last included), Resume
-// offered, and all said.
+// Once a stream's last items are shown: how it ended (with an error it sent last: an "error"
+// event, or a JSON Lines {"detail": ...}), Resume offered, and all said (if still on the page).
 function streamDone(stream, ended) {
   stream.ended = null;
   const last = stream.shown[stream.shown.length - 1];
-  const detail = !stream.sse && last && ended.phase === "Ended." ?
-    detailOf(last.item.data, true) : null;
-  if (detail !== null) last.node.classList.add("error");
-  stream.error = detail ?? stream.error;
-  if (stream.error && !ended.error) ended.phase = "Ended with an error: " + stream.error;
-  stream.phase = ended.phase;
-  stream.line.classList.toggle("error", Boolean(ended.error || stream.error));
+  const error = ended.phase !== "Ended." ? "" : stream.sse ? stream.error :
+    (last && detailOf(last.item.data, true)) ?? "";
+  if (error && !stream.sse) last.node.classList.add("error");
+  stream.phase = error ? "Ended with an error: " + error : ended.phase;
+  stream.line.classList.toggle("error", Boolean(ended.error || error));
   drawLine(stream);
   const focused = document.activeElement === stream.stop;
-  stream.stop.disabled = !(stream.resume.disabled = false);
+  stream.stop.disabled = true;
+  stream.resume.disabled = false;
   if (focused) stream.resume.focus();
-  announce(stream.line.textContent);
+  if (stream.list.isConnected) announce(stream.line.textContent);
 }
 
 // ---- Start ----
