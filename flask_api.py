@@ -3831,6 +3831,7 @@ function responseCurl() {
 const MOST_ITEMS = 1000;  // items kept on screen; older ones are let go, and counted
 const ITEM_LINES = 20;  // lines of an item's tree shown unfolded at first
 const FRAME_ITEMS = 50;  // items drawn in a frame at the most: the rest wait for the next
+const FRAME_MS = 8;  // and for this long at the most, so a busy machine draws fewer
 
 // A reader of lines from bytes as they arrive (null: the end; the last line unended is kept if
 // keepTail): UTF-8 split across pieces stays whole, a BOM at the start goes, a line ends at
@@ -4004,8 +4005,11 @@ function received(stream, items) {
 // Show queued items, a frame's worth, keeping the last MOST_ITEMS on screen; the stream's line.
 function drawStream(stream) {
   stream.frame = 0;
-  const fresh = stream.pending.slice(0, FRAME_ITEMS).map((item) => itemRecord(stream, item));
-  stream.pending = stream.pending.slice(FRAME_ITEMS);
+  const until = performance.now() + FRAME_MS, fresh = [];
+  while (fresh.length < Math.min(FRAME_ITEMS, stream.pending.length) && performance.now() < until) {
+    fresh.push(itemRecord(stream, stream.pending[fresh.length]));
+  }
+  stream.pending = stream.pending.slice(fresh.length);
   if (stream.pending.length) stream.frame = requestAnimationFrame(() => drawStream(stream));
   stream.list.append(...fresh.map((record) => record.node));
   stream.shown = stream.shown.concat(fresh);
