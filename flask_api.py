@@ -3814,13 +3814,14 @@ function curlButtons() {
   }
 }
 
-// The request behind the response shown: its method and URL, with the body the page sent.
+// The request behind the response shown: its method and URL, with the body the page sent; a
+// stream's page asks for the stream.
 function responseCurl() {
   const shown = Object.assign({method: "GET", url: window.location.href},
     document.querySelector("pre.response")?.dataset);
   const sent = state.sent && state.sent.method === shown.method ? state.sent : {};
   return curlCommand(shown.method, new URL(shown.url, window.location.href).href,
-    panelHeaders(JSON_WANTED), sent.body, sent.type);
+    panelHeaders(shown.stream ? {"Accept": shown.stream} : JSON_WANTED), sent.body, sent.type);
 }
 
 // ---- A stream, live ----

@@ -8248,6 +8248,12 @@ def test_browser_sends_the_stored_headers_with_the_stream_and_filters_and_copies
         _expect(tab.locator(".item:visible")).to_have_count(2)
         tab.get_by_role("button", name="Copy items").click()
         assert tab.evaluate("navigator.clipboard.readText()") == '{"n": 1}\n{"n": 3}\n'
+        tab.locator("#api-curl").get_by_role("button", name="Copy as curl").click()
+        command = tab.evaluate("navigator.clipboard.readText()")
+        assert command == "curl '{}/broken.jsonl' -H 'X-Token: s3cret' -H 'Accept: " \
+            "application/jsonl'".format(site)
+        run = subprocess.run(["sh", "-c", command], stdout=subprocess.PIPE, timeout=20)
+        assert run.stdout.startswith(b'{"n": 1}\nnot JSON\n')  # the stream, as curl gets it
     finally:
         tab.context.close()
 
