@@ -3961,9 +3961,8 @@ async function readStream(stream, resume) {
       {headers, signal: controller.signal});
     ended = response ? await readBody(stream, response) : {phase: "Redirected."};
   } catch (error) {
-    ended = controller.signal.aborted ? {phase: "Stopped."} : {phase: "Failed: the connection " +
-      "broke after " + stream.count.toLocaleString("en") + " items (" + error.message + ").",
-    error: true};
+    ended = controller.signal.aborted ? {phase: "Stopped."} :
+      {phase: "Failed: the connection broke (" + error.message + ").", error: true};
   }
   clearInterval(clock);
   if (stream.controller === controller) streamEnded(stream, ended);
