@@ -15,6 +15,9 @@ export default [
         setTimeout: "readonly", clearTimeout: "readonly", URL: "readonly",
         URLSearchParams: "readonly", FormData: "readonly", DOMParser: "readonly",
         CustomEvent: "readonly",
+        // a stream, live: read as it comes, stopped at will, drawn once a frame, its clock ticking
+        TextDecoder: "readonly", AbortController: "readonly", requestAnimationFrame: "readonly",
+        setInterval: "readonly", clearInterval: "readonly", Intl: "readonly",
       },
     },
     rules: {

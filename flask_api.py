@@ -2962,8 +2962,10 @@ _PAGE_MARKUP = r"""{% autoescape true %}<!DOCTYPE html>
 {% endfor %}{# _LATE_HEADERS #}
 <span class="body">{{ body_html }}
 {%- if stream %}This response is a stream ({{ stream }}); the page shows its items as they
-arrive with JavaScript on.{% if stream_url %} Without it, <a href="{{ stream_url }}">open the
-raw stream</a>.{% endif %}{% endif %}</span></pre>
+arrive with JavaScript on. Without it, a page cannot show them as they come:
+{%- if stream_url %} <a href="{{ stream_url }}">open the raw stream</a>.
+{%- else %} ask for it with an Accept: {{ stream }} header (curl -H).{% endif %}
+{%- endif %}</span></pre>
 {#- Filled by the script: "Copy as curl" for the request behind this response -#}
 <div id="api-curl" class="bar" hidden></div>
 
@@ -3110,6 +3112,13 @@ label.required::after { content: " *" / ""; color: var(--err); }
     background: Highlight; color: HighlightText; }
   .tree .fold { color: ButtonText; }
 }
+/* A request's timing line; a stream's items, the last ones kept, an error in the error colour */
+.timing, .stream-line { color: var(--muted); font-weight: 400; }
+.stream-line, .items, .item { display: block; }
+.items { contain: content; }
+.item { content-visibility: auto; contain-intrinsic-size: auto 4.5em; }
+.item + .item { border-top: 1px solid var(--line); }
+.stream-line.error, .item.error > .key { color: var(--err); }
 """
 
 _PAGE_SCRIPT = r"""
@@ -3129,6 +3138,8 @@ const state = {
   filter: null,  // while filtering the tree: {keep: nodes on the way to a match, hits: matches}
   lines: new WeakMap(),  // a tree line's {node, from, to, index}: a value, or a group's range
   schemas: new WeakMap(),  // a schema form's field: its schema's keywords, for its checks
+  times: new WeakMap(),  // a response's {started, firstByte}, from performance.now()
+  stream: null,  // the stream shown live: see streamLive()
 };
 
 // A DOM builder: el("button", {type: "button", onclick: back}, ["Back"]); functions listen.
@@ -3235,21 +3246,24 @@ function addHeaderForm(list) {
 
 // ---- Requests: every one the page sends carries the panel's headers ----
 
-// Send a request with the panel's headers, the CSRF token, HTML wanted; null for a redirect shown.
-async function send(method, url, body, type, hops = 0) {
+// Send a request with the panel's headers, the CSRF token, HTML wanted (or the headers of
+// more: {headers, signal}); null for a redirect shown. Its times are kept for timingText().
+async function send(method, url, body, type, more = {}, hops = 0) {
   const target = new URL(url, window.location.href);
   // to this site only, checked here whatever CSP the page came with; redirects too, below
   if (target.origin !== window.location.origin) throw new Error("Not this site: " + target);
-  const headers = panelHeaders({"Accept": "text/html"});
+  const headers = panelHeaders({"Accept": "text/html", ...more.headers});
   const token = document.querySelector("input[name=csrf_token]");
   if (token) headers["X-CSRFToken"] = token.value;
   if (type && !(body instanceof FormData)) headers["Content-Type"] = type;
   state.sent = {method, url: target.href, body, type};
-  const response = await fetch(target.href, {method, headers, body, redirect: "manual"});
+  const started = performance.now(), signal = more.signal;
+  const response = await fetch(target.href, {method, headers, body, signal, redirect: "manual"});
+  state.times.set(response, {started, firstByte: performance.now()});
   if (response.type !== "opaqueredirect") return response;
   const next = method === "GET" && hops < 5 ? await redirectTarget(target) : null;
   if (next && next.origin === window.location.origin && next.href !== target.href) {
-    return send("GET", next.href, undefined, undefined, hops + 1);
+    return send("GET", next.href, undefined, undefined, more, hops + 1);
   }
   showRedirect(method, target, next);
   return null;
@@ -3405,8 +3419,12 @@ function queryRow(name, value) {
 // Show a response (none: a redirect, shown already): the API's page replaces this one's body,
 // anything else goes in the panel; then focus goes to it (or focusOn) and it is announced.
 async function show(response, focusOn = "pre.response") {
-  const text = response ? await response.text() : "";
-  const live = document.getElementById("api-live");
+  stopStream();
+  const bytes = response ? new Uint8Array(await response.arrayBuffer()) : new Uint8Array(0);
+  const text = new TextDecoder().decode(bytes), live = document.getElementById("api-live");
+  const times = response && {...state.times.get(response), end: performance.now(),
+    bytes: bytes.length};
+  document.documentElement.classList.remove("refetch");  // hidden, it could not take focus
   if (text && isPage(response)) {
     const page = new DOMParser().parseFromString(text, "text/html");
     document.title = page.title;
@@ -3419,8 +3437,29 @@ async function show(response, focusOn = "pre.response") {
         ["No content."])]);
     if (panel && !text) panel.after(wayOn());  // 204 to a DELETE, an empty 200: where to go
   }
-  document.documentElement.classList.remove("refetch");  // hidden, it could not take focus
+  if (times) showTiming(times);
   showResult(focusOn);
+}
+
+// A request's time to first byte, time in all and body size: the timing line after its status.
+function timingText(times) {
+  const ms = (from, to) => Math.round(to - from).toLocaleString("en") + " ms";
+  return "first byte in " + ms(times.started, times.firstByte) + " \u00b7 " +
+    ms(times.started, times.end) + " in all \u00b7 " + times.bytes.toLocaleString("en") +
+    (times.bytes === 1 ? " byte" : " bytes");
+}
+
+// Put the timing line after the panel's status (the page's own load: its Navigation Timing).
+function showTiming(times) {
+  document.querySelector("pre.response > .status")?.after(" ", el("span", {class: "timing"},
+    [timingText(times)]));
+}
+
+// The page's own load as timingText() takes it, from its Navigation Timing entry.
+function pageTiming() {
+  const entry = performance.getEntriesByType("navigation")[0];
+  return entry && {started: entry.requestStart || entry.startTime, firstByte: entry.responseStart,
+    end: entry.responseEnd, bytes: entry.encodedBodySize};
 }
 
 // Focus the result (the response panel, or focusOn), and say its status and size.
@@ -3431,7 +3470,8 @@ function showResult(focusOn) {
   place.focus();
   const size = panel.querySelector(".tree > .line > .more")?.dataset.more.replace("\u2026 ", "");
   announce([panel.querySelector(".status")?.textContent, panel.querySelector(".hint")
-    ?.textContent || size].filter(Boolean).join(": "));
+    ?.textContent || size, panel.querySelector(".timing")?.textContent].filter(Boolean)
+    .join(": "));
 }
 
 // Say something to screen readers, in one polite live region, kept across page swaps.
@@ -3581,6 +3621,7 @@ const FIRST_LINES = 2000;  // lines shown unfolded at first; the rest starts fol
 const MOST_LINES = 10000;  // lines "Unfold all" shows at the most
 const GROUP = 100;  // a longer array or object shows its members in groups of 100, 10,000, ...
 const MOST_MATCHES = 1000;  // matches of the filter shown at the most
+const NUMBERS = new Intl.NumberFormat("en");  // 1,000: toLocaleString() makes one a call, slowly
 // A URL in text, as the server's _URL_RE finds one (a test holds them to it): balanced
 // parentheses are part of it, the punctuation of a sentence around it is not.
 const URL_IN_TEXT = /https?:\/\/[^\s"<>\\()]*(?:\([^\s"<>\\()]*\)[^\s"<>\\()]*)*(?<![.,;:!?'\]])/g;
@@ -3603,8 +3644,8 @@ function jsonTree(model) {
 }
 
 // Show the model from its root, unfolded breadth first up to a number of lines.
-function showTree(tree, model, lines) {
-  const root = treeLine(null, {node: model}, true, "the body");
+function showTree(tree, model, lines, label = "the body") {
+  const root = treeLine(null, {node: model}, true, label);
   tree.replaceChildren(root);
   return unfoldLines(root, lines);
 }
@@ -3644,7 +3685,7 @@ function treeLine(key, data, last, label = "value") {
 // How a folded container reads: "... 3 keys", "... 100,000 items" (with an ellipsis).
 function foldedText(node) {
   const count = membersOf(node).length, noun = node.type === "object" ? " key" : " item";
-  return count ? "\u2026 " + count.toLocaleString("en") + noun + (count === 1 ? "" : "s") : "";
+  return count ? "\u2026 " + NUMBERS.format(count) + noun + (count === 1 ? "" : "s") : "";
 }
 
 // A string, number, true, false or null, as JSON, with the URLs in a string as links.
@@ -3840,10 +3881,11 @@ function findMatches(node, key, query, found) {
 
 // Copying a selection across lines of the tree copies the JSON of the value that holds it.
 function copyTree(event) {
-  const tree = document.querySelector(".tree"), selection = window.getSelection();
-  if (!tree || !selection.rangeCount || selection.isCollapsed) return;
+  const selection = window.getSelection();
+  if (!selection.rangeCount || selection.isCollapsed) return;
   const range = selection.getRangeAt(0), holder = range.commonAncestorContainer;
-  if (!tree.contains(holder)) return;  // more than the tree: as it reads
+  const tree = (holder.nodeType === 1 ? holder : holder.parentElement).closest(".tree");
+  if (!tree) return;  // more than a tree: as it reads
   const lineOf = (place) => (place.nodeType === 1 ? place : place.parentElement).closest(".line");
   const first = lineOf(range.startContainer);
   if (first && first === lineOf(range.endContainer)) return;  // within a line: as it reads
@@ -4248,7 +4290,7 @@ function slotJSON(slot) {
     if (message) throw problem(message);
     return text.trim();
   }
-  if (kind === "string" && k.pattern?.type === "string" && !matches(k.pattern.value, text)) {
+  if (kind === "string" && k.pattern?.type === "string" && !matchesPattern(k.pattern.value, text)) {
     throw problem("The value must match " + k.pattern.value + ".");
   }
   if (kind === "string") return JSON.stringify(text);
@@ -4260,7 +4302,7 @@ function slotJSON(slot) {
 
 // Whether a text matches a schema's pattern (ECMA-262, anywhere in it); a pattern the browser
 // cannot read checks nothing.
-function matches(pattern, text) {
+function matchesPattern(pattern, text) {
   try { return new RegExp(pattern, "u").test(text); } catch { return true; }
 }
 
@@ -4358,13 +4400,289 @@ function curlButtons() {
   }
 }
 
-// The request behind the response shown: its method and URL, with the body the page sent.
+// The request behind the response shown: its method and URL, with the body the page sent; a
+// stream's page asks for the stream.
 function responseCurl() {
   const shown = Object.assign({method: "GET", url: window.location.href},
     document.querySelector("pre.response")?.dataset);
   const sent = state.sent && state.sent.method === shown.method ? state.sent : {};
   return curlCommand(shown.method, new URL(shown.url, window.location.href).href,
-    panelHeaders(JSON_WANTED), sent.body, sent.type);
+    panelHeaders(shown.stream ? {"Accept": shown.stream} : JSON_WANTED), sent.body, sent.type);
+}
+
+// ---- A stream, live ----
+// A stream's page (its panel's data-stream) fetches the stream with the panel's headers, and
+// shows its items as they arrive, each a JSON tree: JSON Lines, or server-sent events. Items
+// are drawn once a frame, and only the last MOST_ITEMS are kept: an endless stream stays light.
+
+const MOST_ITEMS = 1000;  // items kept on screen; older ones are let go, and counted
+const ITEM_LINES = 20;  // lines of an item's tree shown unfolded at first
+const FRAME_ITEMS = 50;  // items drawn in a frame at the most: the rest wait for the next
+const FRAME_MS = 8;  // and for this long at the most, so a busy machine draws fewer
+
+// A reader of lines from bytes as they arrive (null: the end; the last line unended is kept if
+// keepTail): UTF-8 split across pieces stays whole, a BOM at the start goes, a line ends at
+// CR LF, LF or CR, and a CR LF split across two pieces ends one line.
+function lineReader(keepTail) {
+  const decoder = new TextDecoder();
+  let rest = "";
+  return (bytes) => {
+    const text = rest + (bytes ? decoder.decode(bytes, {stream: true}) : decoder.decode());
+    const held = bytes && text.endsWith("\r") ? 1 : 0;  // its LF may be in the next piece
+    const lines = text.slice(0, text.length - held).split(/\r\n|\r|\n/);
+    rest = lines.pop() + (held ? "\r" : "");
+    if (!bytes && rest && keepTail) lines.push(rest);
+    return lines;
+  };
+}
+
+// JSON Lines from bytes as they arrive: each line not blank is an item, {data}.
+function jsonLinesReader() {
+  const lines = lineReader(true);
+  return (bytes) => lines(bytes).filter((line) => line.trim()).map((data) => ({data}));
+}
+
+// Server-sent events from bytes as they arrive, as the HTML standard parses them: each event
+// {data, event, id, retry}; comments, and events without data, are skipped, and one the stream
+// ends in is dropped. The reader's lastId is the last "id:" field seen, to resume from.
+function eventReader() {
+  const lines = lineReader(false);
+  let data = [], event = "", retry = "";
+  const reader = (bytes) => {
+    const events = [];
+    for (const line of lines(bytes)) {
+      const colon = line.indexOf(":"), field = colon < 0 ? line : line.slice(0, colon);
+      const value = colon < 0 ? "" : line.slice(colon + (line[colon + 1] === " " ? 2 : 1));
+      if (!line) {
+        if (data.length) events.push({data: data.join("\n"), event, id: reader.lastId, retry});
+        [data, event, retry] = [[], "", ""];
+      } else if (field === "data") data.push(value);
+      else if (field === "event") event = value;
+      else if (field === "id" && !value.includes("\0")) reader.lastId = value;
+      else if (field === "retry" && /^[0-9]+$/.test(value)) retry = value;
+    }  // a comment (":" first) and any other field are ignored
+    return events;
+  };
+  reader.lastId = "";
+  return reader;
+}
+
+// What an error object in JSON text says: its "detail" (the only key, where alone); else null.
+function detailOf(text, alone) {
+  let model;
+  try { model = parseJSON(text); } catch { return null; }
+  if (model.type !== "object" || (alone && model.entries.length !== 1)) return null;
+  const found = model.entries.find((member) => member[0] === "detail");
+  return !found ? null : found[1].type === "string" ? found[1].value : writeJSON(found[1], "");
+}
+
+// The live view of this page's stream, if it is one; a stream shown before is stopped first.
+function streamLive() {
+  stopStream();
+  const panel = document.querySelector("pre.response[data-stream]");
+  const body = panel?.querySelector(".body");
+  if (!body) return;
+  body.hidden = true;  // it says what the page does without JavaScript
+  const stream = state.stream = {url: panel.dataset.url, type: panel.dataset.stream,
+    sse: panel.dataset.stream === "text/event-stream", shown: [], pending: [], count: 0,
+    dropped: 0, query: "", line: el("span", {class: "stream-line"}),
+    list: el("span", {class: "items", role: "list", "aria-label": "Items",
+      onclick: foldClick, onkeydown: foldKey})};
+  body.after(stream.line, stream.list);
+  panel.before(streamTools(stream));
+  readStream(stream, false);
+}
+
+// Stop, Resume (and what it does), Copy, the filter, and what the filter found.
+function streamTools(stream) {
+  const status = el("span", {class: "hint", role: "status"});
+  stream.stop = el("button", {type: "button", onclick: () => {
+    stopStream();
+    stream.resume.focus();
+  }}, ["Stop"]);
+  stream.resume = el("button", {type: "button", disabled: "", onclick: () => {
+    readStream(stream, true);
+    stream.stop.focus();
+  }}, ["Resume"]);
+  const copy = el("button", {type: "button", onclick: () => copied(copy,
+    navigator.clipboard.writeText(stream.shown.filter((record) => !record.node.hidden)
+      .map((record) => record.item.data + "\n").join("")))}, ["Copy items"]);
+  let timer = null;
+  const filter = el("input", {type: "search", "aria-label": "Filter items",
+    placeholder: "Filter items", oninput: () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => { status.textContent = filterItems(stream, filter.value); }, 200);
+    }});
+  const how = stream.sse ? "Resume asks for the events after the last id seen (Last-Event-ID)." :
+    "JSON Lines cannot say where to go on from: Resume fetches the stream again from its start.";
+  return el("div", {class: "bar stream-tools", role: "group", "aria-label": "Stream"}, [
+    stream.stop, stream.resume, copy, filter, status,
+    el("span", {class: "hint"}, [how + " The last " + MOST_ITEMS.toLocaleString("en") +
+      " items are kept on screen; the filter and Copy take those shown."])]);
+}
+
+// Stop reading the stream shown (Stop, or another page shown): the server sees it closed.
+function stopStream() {
+  state.stream?.controller?.abort();
+}
+
+// Fetch the stream (to resume: an event stream from the last id seen, JSON Lines from its
+// start) and read it to its end, a failure, or Stop.
+async function readStream(stream, resume) {
+  const controller = stream.controller = new AbortController();
+  const headers = {"Accept": stream.type};
+  if (resume && stream.sse && stream.lastId) headers["Last-Event-ID"] = stream.lastId;
+  if (resume && !stream.sse) {
+    stream.list.replaceChildren();
+    Object.assign(stream, {shown: [], pending: [], count: 0, dropped: 0});
+  }
+  Object.assign(stream, {phase: "Streaming\u2026", error: "", started: undefined, end: 0,
+    ended: null});
+  stream.stop.disabled = false;
+  stream.resume.disabled = true;
+  const clock = setInterval(() => drawLine(stream), 500);
+  let ended;
+  try {
+    const response = await send("GET", stream.url, undefined, undefined,
+      {headers, signal: controller.signal});
+    ended = response ? await readBody(stream, response) : {phase: "Redirected."};
+  } catch (error) {
+    ended = controller.signal.aborted ? {phase: "Stopped."} :
+      {phase: "Failed: the connection broke (" + error.message + ").", error: true};
+  }
+  clearInterval(clock);
+  if (stream.controller === controller) streamEnded(stream, ended);
+}
+
+// Read a response's body into the stream's items, piece by piece; how it ended.
+async function readBody(stream, response) {
+  Object.assign(stream, state.times.get(response), {status: response.status, bytes: 0});
+  if (!response.ok) {
+    const text = await response.text();
+    return {phase: "HTTP " + response.status + " " + response.statusText + ": " +
+      (detailOf(text, false) ?? text.slice(0, 500)), error: true};
+  }
+  const read = stream.sse ? eventReader() : jsonLinesReader(), body = response.body?.getReader();
+  read.lastId = stream.lastId || "";
+  for (let done = !body; !done;) {
+    const piece = await body.read();
+    done = piece.done;
+    stream.bytes += done ? 0 : piece.value.length;
+    received(stream, read(done ? null : piece.value));
+    stream.lastId = read.lastId;
+  }
+  return {phase: "Ended."};
+}
+
+// Count new items, and queue them for the next frames: only the last MOST_ITEMS wait there.
+function received(stream, items) {
+  for (const item of items) {
+    item.number = ++stream.count;
+    if (item.event === "error") stream.error = detailOf(item.data, false) ?? item.data;
+  }
+  stream.pending = stream.pending.concat(items);
+  if (stream.pending.length > MOST_ITEMS) {  // more than frames draw, or a hidden tab's
+    stream.dropped += stream.pending.length - MOST_ITEMS;
+    stream.pending = stream.pending.slice(-MOST_ITEMS);
+  }
+  if (!stream.frame) stream.frame = requestAnimationFrame(() => drawStream(stream));
+}
+
+// Show queued items, a frame's worth, keeping the last MOST_ITEMS on screen; the stream's line.
+function drawStream(stream) {
+  stream.frame = 0;
+  const until = performance.now() + FRAME_MS, fresh = [];
+  while (fresh.length < Math.min(FRAME_ITEMS, stream.pending.length) && performance.now() < until) {
+    fresh.push(itemRecord(stream, stream.pending[fresh.length]));
+  }
+  stream.pending = stream.pending.slice(fresh.length);
+  if (stream.pending.length) stream.frame = requestAnimationFrame(() => drawStream(stream));
+  stream.list.append(...fresh.map((record) => record.node));
+  stream.shown = stream.shown.concat(fresh);
+  const extra = stream.shown.length - MOST_ITEMS;
+  if (extra > 0) {
+    for (const record of stream.shown.slice(0, extra)) record.node.remove();
+    stream.shown = stream.shown.slice(extra);
+    stream.dropped += extra;
+  }
+  drawLine(stream);
+  if (!stream.pending.length && stream.ended) streamDone(stream, stream.ended);
+}
+
+// An item as shown: its number and event fields, then its data as a JSON tree, or as text (an
+// error for a JSON Lines line that is not JSON); hidden if the filter leaves it out.
+function itemRecord(stream, item) {
+  const fields = ["#" + item.number];
+  for (const name of ["event", "id", "retry"]) {
+    if (item[name]) fields.push(name + ": " + item[name]);
+  }
+  let model = null;
+  try { model = parseJSON(item.data); } catch { if (!stream.sse) fields.push("(not JSON)"); }
+  const node = el("span", {class: "item", role: "listitem"}, [
+    el("span", {class: "key"}, [fields.join(" ")])]);
+  node.classList.toggle("error", item.event === "error" || (!model && !stream.sse));
+  if (model) {
+    const tree = el("span", {class: "tree"});
+    showTree(tree, model, ITEM_LINES, "item " + item.number);
+    node.append(tree);
+  } else node.append(" ", el("span", {class: "s"}, [item.data]));
+  const record = {node, item};
+  node.hidden = !itemMatches(record, stream.query);
+  return record;
+}
+
+// Whether an item holds the filter's text, in its data or fields; all do for none.
+function itemMatches(record, query) {
+  if (!query) return true;
+  record.text = record.text || record.node.firstChild.textContent.toLowerCase() + "\n" +
+    record.item.data.toLowerCase();
+  return record.text.includes(query);
+}
+
+// Show only the items that hold the filter's text; what it found.
+function filterItems(stream, text) {
+  stream.query = text.trim().toLowerCase();
+  let count = 0;
+  for (const record of stream.shown) {
+    record.node.hidden = !itemMatches(record, stream.query);
+    count += record.node.hidden ? 0 : 1;
+  }
+  if (!stream.query) return "";
+  return count.toLocaleString("en") + " of the " + stream.shown.length.toLocaleString("en") +
+    " items shown match.";
+}
+
+// The stream's line: how it stands, items counted and let go, then its timing line.
+function drawLine(stream) {
+  const items = stream.count.toLocaleString("en") + (stream.count === 1 ? " item" : " items") +
+    (stream.dropped ? " (" + stream.dropped.toLocaleString("en") + " let go)" : "");
+  const times = stream.started === undefined ? "" : " \u00b7 HTTP " + stream.status + " \u00b7 " +
+    timingText({...stream, end: stream.end || performance.now()});
+  stream.line.textContent = stream.phase + " " + items + times;
+}
+
+// A stream ended, failed or stopped: once the items it sent are drawn, say so.
+function streamEnded(stream, ended) {
+  Object.assign(stream, {end: performance.now(), ended});
+  if (!stream.frame) drawStream(stream);
+}
+
+// Once a stream's last items are shown: how it ended (with an error it sent last: an "error"
+// event, or a JSON Lines {"detail": ...}), Resume offered, and all said (if still on the page).
+function streamDone(stream, ended) {
+  stream.ended = null;
+  const last = stream.shown[stream.shown.length - 1];
+  const error = ended.phase !== "Ended." ? "" : stream.sse ? stream.error :
+    (last && detailOf(last.item.data, true)) ?? "";
+  if (error && !stream.sse) last.node.classList.add("error");
+  stream.phase = error ? "Ended with an error: " + error : ended.phase;
+  stream.line.classList.toggle("error", Boolean(ended.error || error));
+  drawLine(stream);
+  const focused = document.activeElement === stream.stop;
+  stream.stop.disabled = true;
+  stream.resume.disabled = false;
+  if (focused) stream.resume.focus();
+  if (stream.list.isConnected) announce(stream.line.textContent);
 }
 
 // ---- Start ----
@@ -4372,16 +4690,20 @@ function responseCurl() {
 // Build every tool into this page; again after each page swap.
 function enhance() {
   const model = bodyModel();
+  state.filter = null;  // the last page's
   jsonTree(model);  // first: the body stays hidden until it is built
   headersPanel();
   queryPanel();
   formTabs(model);
   curlButtons();
+  if (!document.documentElement.classList.contains("refetch")) streamLive();
 }
 
 // Once the body is parsed: the tools, then this page again with the headers, or the offer.
 function loaded() {
   enhance();
+  const times = pageTiming();
+  if (times) showTiming(times);
   if (state.refetching) withHeaders();
   else if (savedHeaders().length) offerRefetch();
 }
@@ -4405,7 +4727,7 @@ function start() {
 function handOver() {
   const parts = {parseJSON, writeJSON, groupSize, showTree, filterTree, findMatches,
     headerProblem, shellQuote, curlCommand, rawRequest, fieldJSON, URL_IN_TEXT, compareNumbers,
-    numberProblem, schemaKind};
+    numberProblem, schemaKind, lineReader, jsonLinesReader, eventReader, detailOf, timingText};
   document.dispatchEvent(new CustomEvent("flask-api:script", {detail: Object.freeze(parts)}));
 }
 

@@ -8262,7 +8262,8 @@ def test_browsers_get_the_page_for_any_apps_event_stream_which_is_closed_unread(
     assert page.mimetype == "text/html" and page.headers["Cache-Control"] == "no-cache"
     html = page.get_data(as_text=True)
     assert 'data-stream="text/event-stream"' in html and "data: 1" not in html
-    assert '<a href="/events?format=jsonl">open the\nraw stream</a>' in html
+    assert 'cannot show them as they come: <a href="/events?format=jsonl">open the raw stream</a>' \
+        in html
     assert closed == [True]  # closed, never read
     raw = client.get("/events?format=jsonl", headers={"Accept": "text/html"})
     assert raw.mimetype == "text/event-stream" and raw.data == b"data: 1\n\n"
@@ -8877,3 +8878,398 @@ def test_distinct_long_headers_and_queries_grow_a_gunicorn_worker_by_under_20_mi
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+# ---------------------------------------------------------------------------
+# In a browser: streams, live (#32)
+# A stream's page fetches the stream itself and shows its items as they come; every request
+# the page sends shows its timing. Pure parsers through the script's hand-over.
+# ---------------------------------------------------------------------------
+
+def _stream_app():
+    """Streams as plain Responses of a FlaskAPI app. ``app.seen``: each stream request's
+    headers; ``app.closed``: the streams whose generator ended (its ``finally`` ran);
+    ``app.gate``: /slow holds its second item back until it is set."""
+    app = FlaskAPI(__name__)
+    app.seen, app.closed, app.gate = [], [], threading.Event()
+
+    def stream(name, items, mimetype="application/jsonl"):
+        app.seen.append(dict(request.headers))
+
+        def run():
+            try:
+                yield from items()
+            finally:
+                app.closed.append(name)
+        return flask.Response(run(), mimetype=mimetype)
+
+    @app.route("/slow")
+    def slow():
+        def items():
+            yield '{"n": 12345678901234567891}\n'
+            app.gate.wait(10)
+            yield '{"n": 2}\n'
+        return stream("slow", items)
+
+    @app.route("/many")
+    def many():  # in pieces of 1,000 lines, as a server's buffer would send them, over frames
+        def items():
+            for at in range(0, 100000, 1000):
+                yield "".join('{"n": %d}\n' % n for n in range(at, at + 1000))
+                time.sleep(0.01)
+        return stream("many", items)
+
+    @app.route("/ticks")
+    def ticks():
+        first = int(request.headers.get("Last-Event-ID") or 0) + 1
+
+        def items():
+            for n in range(first, first + 100000):
+                yield 'id: %d\ndata: {"tick": %d}\n\n' % (n, n)
+                time.sleep(0.02)
+        return stream("ticks", items, "text/event-stream")
+
+    @app.route("/broken.jsonl")
+    def broken_lines():
+        return stream("broken.jsonl", lambda: iter(['{"n": 1}\n', 'not JSON\n', '{"n": 3}\n',
+                                                    '{"detail": "The database went away."}\n']))
+
+    @app.route("/broken.sse")
+    def broken_events():
+        return stream("broken.sse", lambda: iter(['data: {"n": 1}\n\n', 'event: error\ndata: '
+                                                  '{"detail": "The database went away."}\n\n']),
+                      "text/event-stream")
+
+    @app.route("/refused")
+    def refused():  # the page, but not the stream: an error status for the stream's request
+        if request.accept_mimetypes.best == "application/jsonl":
+            return flask.Response('{"detail": "Too many streams <b>open</b>."}', 429,
+                                  mimetype="application/json")
+        return stream("refused", lambda: iter(['{"n": 1}\n']))
+
+    @app.route("/cut")
+    def cut():
+        def items():
+            yield '{"n": 1}\n'
+            app.gate.wait(10)
+            raise RuntimeError("the server fell over")  # the server drops the connection
+        return stream("cut", items)
+
+    @app.route("/hostile.sse")
+    def hostile():
+        return stream("hostile.sse", lambda: iter([
+            'event: <img src=x onerror="window.__pwned=1">\nid: </script><script>window.__pwned'
+            '=2</script>\ndata: {"html": "<img src=x onerror=\\"window.__pwned=3\\">"}\n\n',
+            'data: </script><img src=x onerror="window.__pwned=4">\n\n']), "text/event-stream")
+    return app
+
+
+@pytest.fixture
+def stream_site(live_site):
+    app = _stream_app()
+    yield live_site.serve(app), app
+    app.gate.set()  # a server thread still waiting lets go
+
+
+def _stream_line(tab):
+    return tab.locator("pre.response .stream-line")
+
+
+def test_browser_shows_a_streams_first_item_while_the_server_waits_to_send_the_second(
+        chromium, stream_site):
+    site, app = stream_site
+    tab = _new_tab(chromium, site)
+    try:
+        tab.goto("/slow")
+        _expect(tab.locator(".item")).to_have_count(1)
+        assert not app.gate.is_set()  # the server is still waiting
+        _expect(tab.locator(".item .tree")).to_have_text("{\"n\": 12345678901234567891}")
+        _expect(_stream_line(tab)).to_contain_text("Streaming\u2026 1 item")
+        app.gate.set()
+        _expect(tab.locator(".item")).to_have_count(2)
+        _expect(_stream_line(tab)).to_contain_text(
+            "Ended. 2 items \u00b7 HTTP 200 \u00b7 first byte")
+        assert app.seen[-1]["Accept"] == "application/jsonl"
+    finally:
+        tab.context.close()
+
+
+def test_browser_counts_a_100000_item_stream_and_keeps_only_the_last_1000_on_screen(
+        chromium, stream_site):
+    site, app = stream_site
+    tab = _new_tab(chromium, site)
+    try:
+        tab.goto("/many")
+        _expect(_stream_line(tab)).to_contain_text("Ended. 100,000 items (99,000 let go)",
+                                                    timeout=30000)
+        _expect(tab.locator(".item")).to_have_count(1000)
+        _expect(tab.locator(".item").first.locator(".key")).to_have_text("#99001")
+        _expect(tab.locator(".item").last).to_contain_text('"n": 99999')
+        sent = sum(len('{"n": %d}\n' % n) for n in range(100000))
+        assert "{:,} bytes".format(sent) in _stream_line(tab).text_content()  # each counted
+    finally:
+        tab.context.close()
+
+
+def test_browser_stops_a_stream_which_the_server_sees_and_resumes_it_from_the_last_event_id(
+        chromium, stream_site):
+    site, app = stream_site
+    tab = _new_tab(chromium, site)
+    try:
+        tab.goto("/ticks")
+        _expect(tab.locator(".item")).not_to_have_count(0)
+        for _ in range(30):  # the keyboard alone: Tab to Stop, past the page's other controls
+            tab.keyboard.press("Tab")
+            if tab.evaluate("document.activeElement.textContent") == "Stop":
+                break
+        _expect(tab.get_by_role("button", name="Stop")).to_be_focused()
+        tab.keyboard.press("Enter")
+        _expect(_stream_line(tab)).to_contain_text("Stopped.")
+        resume = tab.get_by_role("button", name="Resume")
+        _expect(resume).to_be_focused()
+        deadline = time.monotonic() + 10
+        while "ticks" not in app.closed and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert app.closed == ["ticks"]  # the generator's finally ran: the server saw it go
+        last = int(tab.locator(".item .key").last.text_content().split("id: ")[1])
+        tab.keyboard.press("Enter")
+        _expect(tab.locator(".item .key", has_text="id: %d " % (last + 2))).to_have_count(1)
+        assert app.seen[-1]["Last-Event-Id"] == str(last)
+        _expect(tab.get_by_role("button", name="Stop")).to_be_focused()
+        _expect(tab.locator(".item .key", has_text="id: %d " % (last + 1))).to_have_count(1)
+    finally:
+        tab.context.close()
+
+
+def test_browser_shows_an_error_a_stream_ends_with_and_goes_on_past_a_line_not_json(
+        chromium, stream_site):
+    site, app = stream_site
+    tab = _new_tab(chromium, site)
+    try:
+        tab.goto("/broken.jsonl")
+        _expect(_stream_line(tab)).to_have_text(re.compile(
+            r"^Ended with an error: The database went away\. 4 items"))
+        _expect(tab.locator(".stream-line.error")).to_have_count(1)
+        _expect(tab.locator(".item.error .key")).to_have_text(["#2 (not JSON)", "#4"])
+        _expect(tab.locator(".item").nth(1)).to_contain_text("not JSON")
+        _expect(tab.locator(".item").nth(2)).to_contain_text('"n": 3')  # the stream went on
+        tab.goto("/broken.sse")
+        _expect(_stream_line(tab)).to_contain_text("Ended with an error: The database went away.")
+        _expect(tab.locator(".item.error .key")).to_have_text("#2 event: error")
+    finally:
+        tab.context.close()
+
+
+def test_browser_reports_an_error_status_answering_the_stream_request(chromium, stream_site):
+    site, app = stream_site
+    tab = _new_tab(chromium, site)
+    try:
+        tab.goto("/refused")
+        _expect(_stream_line(tab)).to_have_text(re.compile(
+            r"^HTTP 429 [A-Za-z ]+: Too many streams <b>open</b>\. 0 items \u00b7 "
+            r"HTTP 429 \u00b7 first byte in"))
+        _expect(tab.locator(".stream-line.error")).to_have_count(1)
+        _expect(tab.locator("#api-live")).to_contain_text(  # as werkzeug writes it
+            re.compile("HTTP 429 too many requests", re.IGNORECASE))
+    finally:
+        tab.context.close()
+
+
+def test_browser_reports_a_stream_cut_halfway(chromium, stream_site):
+    site, app = stream_site
+    tab = _new_tab(chromium, site)
+    try:
+        tab.goto("/cut")
+        _expect(tab.locator(".item")).to_have_count(1)
+        app.gate.set()
+        _expect(_stream_line(tab)).to_have_text(re.compile(
+            r"^Failed: the connection broke \(.+\)\. 1 item \u00b7 HTTP 200 \u00b7"))
+        _expect(tab.locator(".stream-line.error")).to_have_count(1)
+        _expect(tab.get_by_role("button", name="Resume")).to_be_enabled()
+    finally:
+        tab.context.close()
+
+
+def test_browser_shows_hostile_event_data_and_fields_as_text_under_its_csp(chromium, stream_site):
+    site, app = stream_site
+    tab = _new_tab(chromium, site)
+    try:
+        tab.add_init_script("window.__violations = []; document.addEventListener("
+                            "'securitypolicyviolation', e => window.__violations.push("
+                            "e.violatedDirective + ' ' + e.blockedURI))")
+        errors = []
+        tab.on("console", lambda message: errors.append(message.text)
+               if message.type == "error" else None)
+        tab.goto("/hostile.sse")
+        _expect(_stream_line(tab)).to_contain_text("Ended. 2 items")
+        _expect(tab.locator(".item .key").first).to_have_text(
+            '#1 event: <img src=x onerror="window.__pwned=1"> id: </script><script>window.__pwned'
+            '=2</script>')
+        _expect(tab.locator(".item").first.locator(".s")).to_have_text(
+            '"<img src=x onerror=\\"window.__pwned=3\\">"')
+        _expect(tab.locator(".item").last).to_contain_text(
+            '</script><img src=x onerror="window.__pwned=4">')
+        assert tab.locator("main img, main script").count() == 0
+        assert tab.evaluate("window.__pwned") is None
+        assert tab.evaluate("window.__violations") == [] and errors == []
+    finally:
+        tab.context.close()
+
+
+def test_browser_sends_the_stored_headers_with_the_stream_and_filters_and_copies_what_is_shown(
+        chromium, stream_site):
+    site, app = stream_site
+    app.gate.set()
+    tab = _new_tab(chromium, site, permissions=["clipboard-read", "clipboard-write"])
+    try:
+        tab.goto("/broken.jsonl")
+        _add_header(tab, "X-Token", "s3cret")
+        _expect(_stream_line(tab)).to_contain_text("4 items")
+        stream_requests = [seen for seen in app.seen if seen["Accept"] == "application/jsonl"]
+        assert stream_requests[-1]["X-Token"] == "s3cret"
+        tab.get_by_label("Filter items").fill('"n"')
+        _expect(tab.locator(".stream-tools [role=status]")).to_have_text(
+            "2 of the 4 items shown match.")
+        _expect(tab.locator(".item:visible")).to_have_count(2)
+        tab.get_by_role("button", name="Copy items").click()
+        assert tab.evaluate("navigator.clipboard.readText()") == '{"n": 1}\n{"n": 3}\n'
+        tab.locator("#api-curl").get_by_role("button", name="Copy as curl").click()
+        command = tab.evaluate("navigator.clipboard.readText()")
+        assert command == "curl '{}/broken.jsonl' -H 'X-Token: s3cret' -H 'Accept: " \
+            "application/jsonl'".format(site)
+        run = subprocess.run(["sh", "-c", command], stdout=subprocess.PIPE, timeout=20)
+        assert run.stdout.startswith(b'{"n": 1}\nnot JSON\n')  # the stream, as curl gets it
+    finally:
+        tab.context.close()
+
+
+def test_browser_streaming_page_has_no_axe_violations(chromium, stream_site):
+    site, app = stream_site
+    tab = _new_tab(chromium, site)
+    try:
+        tab.goto("/ticks")
+        _expect(tab.locator(".item")).not_to_have_count(0)
+        assert _axe(tab) == []  # while it streams
+        tab.get_by_role("button", name="Stop").click()
+        _expect(_stream_line(tab)).to_contain_text("Stopped.")
+        assert _axe(tab) == []
+    finally:
+        tab.context.close()
+
+
+def test_browser_shows_every_requests_timing_line_after_its_status(chromium, live_site):
+    site = live_site.serve(_guarded_app())
+    tab = _new_tab(chromium, site)
+    timing = re.compile(r"^first byte in [0-9,]+ ms \u00b7 [0-9,]+ ms in all \u00b7 [0-9,]+ bytes$")
+    try:
+        tab.goto("/things/")  # the page's own load, from its Navigation Timing
+        _expect(tab.locator("pre.response > .status + .timing")).to_have_text(timing)
+        loaded = int(tab.locator(".timing").text_content().split(" \u00b7 ")[2].split()[0]
+                     .replace(",", ""))
+        with pytest.raises(urllib.error.HTTPError) as page:  # a 401: no header yet
+            urllib.request.urlopen(urllib.request.Request(site + "/things/", headers={
+                "Accept": "text/html"}))
+        assert loaded == len(page.value.read())  # the page's bytes, as sent
+        _add_header(tab, "Authorization", "Bearer s3cret")  # a page fetched with it
+        _expect(tab.locator("pre.response .status")).to_have_text("HTTP 200 OK")
+        _expect(tab.locator("pre.response > .status + .timing")).to_have_text(timing)
+        tab.locator(".tree a").first.click()  # a link followed by the script
+        _expect(tab.locator("pre.response")).to_contain_text("GET /things/1/")
+        _expect(tab.locator("pre.response > .status + .timing")).to_have_text(timing)
+        tab.get_by_role("button", name="OPTIONS").click()  # a form sent
+        _expect(tab.locator("pre.response")).to_contain_text("OPTIONS /things/1/")
+        _expect(tab.locator("pre.response > .status + .timing")).to_have_text(timing)
+        _expect(tab.locator("#api-live")).to_contain_text("ms in all")
+    finally:
+        tab.context.close()
+
+
+def test_stream_page_without_javascript_links_the_raw_stream_or_says_how_to_ask(
+        chromium, stream_site):
+    site, app = stream_site
+    app.gate.set()
+    tab = _new_tab(chromium, site, java_script_enabled=False)
+    try:
+        tab.goto("/broken.jsonl")
+        _expect(tab.locator("pre.response .body")).to_contain_text(
+            "arrive with JavaScript on. Without it, a page cannot show them as they come")
+        href = tab.get_by_role("link", name="open the raw stream").get_attribute("href")
+        assert href == "/broken.jsonl?format=jsonl"
+        with urllib.request.urlopen(urllib.request.Request(site + href, headers={
+                "Accept": BROWSER_ACCEPT})) as raw:  # a browser's Accept: the raw stream
+            assert raw.read().startswith(b'{"n": 1}\nnot JSON\n')
+    finally:
+        tab.context.close()
+    app.config["URL_FORMAT_OVERRIDE"] = None
+    html = app.test_client().get("/broken.jsonl", headers={"Accept": "text/html"}).get_data(
+        as_text=True)
+    assert "as they come: ask for it with an Accept: application/jsonl header" in html
+    assert "open the raw stream" not in html and "format=" not in html
+
+
+# (byte pieces, lines): UTF-8 and CR LF split across pieces, a BOM, the three line ends
+_LINE_CASES = [
+    ([b"\xef\xbb\xbfa\n", b"b\r\nc\rd"], ["a", "b", "c"]),
+    ([b"a\r", b"\nb\r", b"", b"\n"], ["a", "b"]),  # CR LF split: one line end, not two
+    ([b"\xc3", b"\xa9\xe2\x82", b"\xac\n"], ["\u00e9\u20ac"]),
+    ([b"\xef\xbb", b"\xbfx\n\xef\xbb\xbfy\n"], ["x", "\ufeffy"]),  # a BOM goes at the start only
+]
+
+
+@pytest.mark.parametrize("pieces, lines", _LINE_CASES)
+def test_page_script_reads_lines_from_bytes_split_anywhere(script_parts, pieces, lines):
+    assert _js(script_parts, """(pieces) => { const read = parts.lineReader(false);
+        return pieces.flatMap((piece) => read(new Uint8Array(piece))); }""",
+               [list(piece) for piece in pieces]) == lines
+
+
+def test_page_script_reads_json_lines_keeping_a_last_unended_line(script_parts):
+    assert _js(script_parts, """(text) => { const read = parts.jsonLinesReader();
+        const bytes = new TextEncoder().encode(text);
+        return read(bytes.slice(0, 5)).concat(read(bytes.slice(5)), read(null)); }""",
+               '{"a":\n\n  \r\n1}\r\n[2]') == [{"data": '{"a":'}, {"data": "1}"}, {"data": "[2]"}]
+
+
+# (stream text, events as {data, event, id, retry}): the HTML standard's parsing
+_EVENT_CASES = [
+    ("data: a\ndata:b\ndata\n\n", [{"data": "a\nb\n", "event": "", "id": "", "retry": ""}]),
+    (": a comment\r\nevent: tick\r\nid: 7\r\nretry: 300\r\ndata:  two spaces\r\n\r\n",
+     [{"data": " two spaces", "event": "tick", "id": "7", "retry": "300"}]),
+    ("id: 1\rdata: x\r\rdata: y\r\r", [{"data": "x", "event": "", "id": "1", "retry": ""},
+                                       {"data": "y", "event": "", "id": "1", "retry": ""}]),
+    ("id: 5\nevent: nothing\n\nretry: soon\nid: a\0b\nfoo: bar\ndata: z\n\n",
+     [{"data": "z", "event": "", "id": "5", "retry": ""}]),  # no data: no event; bad fields
+    ("data: done\n\ndata: cut off\n", [{"data": "done", "event": "", "id": "", "retry": ""}]),
+]
+
+
+@pytest.mark.parametrize("text, events", _EVENT_CASES)
+def test_page_script_parses_server_sent_events_as_the_html_standard_does(
+        script_parts, text, events):
+    got = _js(script_parts, """(text) => { const read = parts.eventReader(), found = [];
+        for (const piece of text.match(/[^]{1,3}/g)) {  // in pieces of 3 characters
+            found.push(...read(new TextEncoder().encode(piece))); }
+        return found.concat(read(null)).map(({data, event, id, retry}) =>
+            ({data, event, id, retry})); }""", text)
+    assert got == events
+
+
+def test_page_script_event_reader_keeps_the_last_id_for_resuming(script_parts):
+    assert _js(script_parts, """(text) => { const read = parts.eventReader();
+        read(new TextEncoder().encode(text)); return read.lastId; }""",
+               "id: 41\ndata: a\n\nid: 42\n\n: the id stands without an event\n") == "42"
+
+
+def test_page_script_finds_the_detail_of_an_error_a_stream_sends(script_parts):
+    found = _js(script_parts, """(texts) => texts.map(([text, alone]) =>
+        parts.detailOf(text, alone))""", [
+        ['{"detail": "gone"}', True], ['{"detail": {"code": 12345678901234567891}}', True],
+        ['{"detail": "x", "n": 1}', True], ['{"detail": "x", "n": 1}', False],
+        ['["detail"]', False], ["not JSON", False]])
+    assert found == ["gone", '{"code": 12345678901234567891}', None, "x", None, None]
+
+
+def test_page_script_timing_text_says_first_byte_total_and_size(script_parts):
+    assert _js(script_parts, """(times) => parts.timingText(times)""",
+               {"started": 10, "firstByte": 22.4, "end": 1510, "bytes": 123456}) == \
+        "first byte in 12 ms \u00b7 1,500 ms in all \u00b7 123,456 bytes"

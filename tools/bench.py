@@ -3,6 +3,7 @@
     python tools/bench.py              # full run, about half a minute; prints Markdown tables
     python tools/bench.py --quick      # 3 short rounds, a CI smoke test
     python tools/bench.py --rounds 11  # more rounds for steadier numbers
+    python tools/bench.py --stream-page  # the page under 10,000 stream items a second, alone
 
 From the repository root, where it finds ``flask_api.py`` and ``notes_app.py``.
 
@@ -542,6 +543,98 @@ def _shown(times: Dict[str, float], name: str) -> str:
 
 
 # ---------------------------------------------------------------------------
+# The page under a live stream: 10,000 JSON Lines items a second, for ten seconds
+# ---------------------------------------------------------------------------
+
+# Watches the page's main thread from before its script runs: long tasks (over 50 ms, as the
+# browser reports them) and the gaps between animation frames, each with the time it ended.
+STREAM_WATCH = """window.__tasks = []; window.__frames = []; let last = 0;
+new PerformanceObserver((list) => { for (const task of list.getEntries()) {
+  window.__tasks.push([task.startTime + task.duration, task.duration]); } })
+  .observe({type: "longtask", buffered: true});
+const tick = (now) => { if (last) window.__frames.push([now, now - last]); last = now;
+  requestAnimationFrame(tick); };
+requestAnimationFrame(tick);"""
+
+
+def stream_app(rate: int, seconds: int) -> Flask:
+    """A Flask app under ``BrowsableAPI`` whose /items streams JSON Lines at ``rate`` items a
+    second for ``seconds``, in a piece every 10 ms, as a busy server's generator would."""
+    from flask import Response
+
+    from flask_api import BrowsableAPI
+    app = Flask(__name__)
+    BrowsableAPI(app)
+
+    @app.route("/items")
+    def items() -> Any:
+        def run() -> Any:
+            started, piece = time.perf_counter(), rate // 100
+            for at in range(0, rate * seconds, piece):
+                time.sleep(max(0.0, started + at / rate - time.perf_counter()))
+                yield "".join('{"n": %d, "text": "item %d of the stream"}\n' % (n, n)
+                              for n in range(at, at + piece))
+        return Response(run(), mimetype="application/jsonl")
+    return app
+
+
+def stream_page(rate: int = 10000, seconds: int = 10) -> Optional[Dict[str, float]]:
+    """The page's main thread while it shows the stream live, from its first item to its end:
+    the longest task, the 95th percentile and longest gap between frames (ms), the items it
+    counted and those on screen; None without Chromium."""
+    executable = shutil.which("chromium") or shutil.which("chromium-browser")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return None
+    if executable is None:
+        return None
+    from werkzeug.serving import make_server
+    server = make_server("127.0.0.1", 0, stream_app(rate, seconds), threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with sync_playwright() as playwright:
+            chromium = playwright.chromium.launch(executable_path=executable, args=[
+                "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+            tab = chromium.new_context().new_page()
+            tab.add_init_script(STREAM_WATCH)
+            tab.goto("http://127.0.0.1:{}/items".format(server.server_port))
+            tab.wait_for_selector(".item", timeout=30000)
+            start = tab.evaluate("performance.now()")
+            deadline = time.monotonic() + seconds + 60  # polled: the page's CSP has no eval
+            while not (tab.locator(".stream-line").text_content() or "").startswith("Ended"):
+                assert time.monotonic() < deadline, "the stream did not end"
+                time.sleep(0.25)
+            found = tab.evaluate("""(start) => ({
+                tasks: window.__tasks.filter((task) => task[0] >= start).map((task) => task[1]),
+                frames: window.__frames.filter((frame) => frame[0] >= start).map((f) => f[1]),
+                counted: Number(document.querySelector('.stream-line').textContent
+                  .match(/([0-9,]+) items?/)[1].replaceAll(",", "")),
+                shown: document.querySelectorAll('.item').length})""", start)
+            chromium.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    frames = sorted(found["frames"])
+    return {"rate": rate, "seconds": seconds, "max_task": max(found["tasks"] or [0]),
+            "long_tasks": len(found["tasks"]), "p95_frame": frames[int(0.95 * (len(frames) - 1))],
+            "max_frame": frames[-1], "frames": len(frames), "shown": found["shown"],
+            "counted": found["counted"]}
+
+
+def stream_page_table(result: Optional[Dict[str, float]]) -> str:
+    if result is None:
+        return "The page under a live stream: skipped, no Chromium (playwright and chromium)."
+    return "\n".join([
+        "| page under a live stream | items counted / on screen | frames | frame time p95 | "
+        "longest frame | long tasks (> 50 ms) | longest task |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+        "| {rate:,} items/s for {seconds} s, JSON Lines | {counted:,} / {shown:,} | {frames:,} | "
+        "{p95_frame:.0f} ms | {max_frame:.0f} ms | {long_tasks} | {max_task:.0f} ms |".format(
+            **result)])
+
+
+# ---------------------------------------------------------------------------
 # The notes stores under gunicorn: memory, SQLite, PostgreSQL, over real sockets
 # ---------------------------------------------------------------------------
 
@@ -808,6 +901,9 @@ def main(argv: Optional[List[str]] = None) -> None:
     parser.add_argument("--big-pages", action="store_true",
                         help="only the big pages: 20,000 and 100,000 items, 1,000,000 "
                         "strings in a list and in an object, Chromium included")
+    parser.add_argument("--stream-page", action="store_true",
+                        help="only the page under a live stream: 10,000 items a second for "
+                        "ten seconds, in Chromium")
     parser.add_argument("--stores", action="store_true",
                         help="only the notes stores under gunicorn, over real sockets")
     args = parser.parse_args(argv)
@@ -815,6 +911,9 @@ def main(argv: Optional[List[str]] = None) -> None:
         return memory_child(args.memory, args.memory_requests)
     if args.stores:
         print(store_table(stores(6000)))
+        return None
+    if args.stream_page:
+        print(stream_page_table(stream_page()))
         return None
     if args.big_pages:
         print(big_page_table(big_pages(big_bodies([20000, 100000], 1000000), 3, browser=True)))
@@ -836,6 +935,8 @@ def main(argv: Optional[List[str]] = None) -> None:
         print(big_page_table(big_pages(big_bodies([20000]), 3, browser=False)))
     else:
         print(big_page_table(big_pages(big_bodies([20000, 100000], 1000000), 3, browser=True)))
+        print()
+        print(stream_page_table(stream_page()))  # ten seconds: not in --quick
     print()
     print(environment(rounds))
 
