@@ -9276,3 +9276,33 @@ def test_page_script_timing_text_says_first_byte_total_and_size(script_parts):
     assert _js(script_parts, """(times) => parts.timingText(times)""",
                {"started": 10, "firstByte": 22.4, "end": 1510, "bytes": 123456}) == \
         "first byte in 12 ms \u00b7 1,500 ms in all \u00b7 123,456 bytes"
+
+
+def test_browser_shows_a_flaskapi_generator_views_items_live_and_its_error_at_the_end(
+        chromium, live_site):
+    """Both halves of #32 together: a view returning a generator gets the stream's page,
+    whose script asks for JSON Lines; the server's last {"detail"} line says how it ended."""
+    app, gate = FlaskAPI(__name__), threading.Event()
+
+    @app.route("/numbers")
+    def numbers():
+        def items():
+            yield {"n": 2 ** 64 + 1}  # more than JavaScript's numbers hold
+            gate.wait(10)
+            yield {"n": 2}
+            raise NotFound("Number three went away.")
+        return items()
+
+    site = live_site.serve(app)
+    tab = _new_tab(chromium, site)
+    try:
+        tab.goto("/numbers")
+        _expect(tab.locator(".item")).to_have_count(1)
+        _expect(tab.locator(".item .tree")).to_have_text('{"n": 18446744073709551617}')
+        gate.set()
+        _expect(_stream_line(tab)).to_have_text(re.compile(
+            r"^Ended with an error: Number three went away\. 3 items"))
+        _expect(tab.locator(".item").nth(1)).to_contain_text('"n": 2')
+    finally:
+        gate.set()
+        tab.context.close()
