@@ -1078,6 +1078,7 @@ class _Routes(typing.NamedTuple):
     size: Tuple[int, int]  # how many views and rules: routes changed if these did
     routes: List[_Route]  # all but static files', sorted by rule
     allowed: Dict[Tuple[str, Any, Any], List[str]]  # a URL pattern's methods, as in Allow
+    schemas: Dict[Any, Any]  # the page's form schemas (`get_schemas`), found as asked for
 
 
 def _described_routes(app: Flask) -> _Routes:
@@ -1093,7 +1094,7 @@ def _described_routes(app: Flask) -> _Routes:
         described = app.extensions["flask_api_routes"] = _Routes(size, [
             _describe(app, rule) for rule in rules
             if rule.endpoint != "static" and not rule.endpoint.endswith(".static")],
-            {pattern: sorted(methods) for pattern, methods in allowed.items()})
+            {pattern: sorted(methods) for pattern, methods in allowed.items()}, {})
     return cast(_Routes, described)
 
 
@@ -1319,14 +1320,11 @@ class BrowsableAPIRenderer(BaseRenderer):
         if not _BODY_METHODS.intersection(allowed):
             return {}
         rule = req.url_rule or _rule_for(app, req)
-        routes, cached = app.extensions.get("flask_api_routes"), app.extensions.get(
-            "flask_api_schemas")  # type: Any, Any
-        if cached is None or cached[0] is not routes:
-            cached = app.extensions["flask_api_schemas"] = (routes, {})
+        cache = (app.extensions.get("flask_api_routes") or _described_routes(app)).schemas
         key = (id(rule), tuple(allowed))
-        if key not in cached[1]:
-            cached[1][key] = _Schemas(_operation_schemas(app, rule, allowed) if rule else {})
-        return cached[1][key]
+        if key not in cache:
+            cache[key] = _Schemas(_operation_schemas(app, rule, allowed) if rule else {})
+        return cache[key]
 
 
 #: A body with a list or object of more items than this is big: on its page each item of
