@@ -1659,22 +1659,20 @@ def _page_headers(html: str) -> Tuple[Tuple[str, str], ...]:
 _NO_PAGE_HEADERS = _page_headers("")  # before a template's first render: no inline code
 
 
-class _Schemas(dict):
-    """What `BrowsableAPIRenderer.get_schemas` found for a rule, kept with its JSON."""
-
-    script = None  # type: Optional[Markup]
-
-
 def _script_json(data: Any) -> Markup:
     """Data as JSON for a ``<script type="application/json">`` block: "<", ">" and "&" as
     ``\\u`` escapes, so no text in it ends the block; keys in their order (a form's fields).
-    Written once for `_Schemas`."""
-    script = getattr(data, "script", None)
-    if script is None:
-        script = jinja2.utils.htmlsafe_json_dumps(data, json.dumps, default=str)
-        if isinstance(data, _Schemas):
-            data.script = script
-    return script
+    A `_Schemas` has it written already."""
+    return getattr(data, "script", None) or jinja2.utils.htmlsafe_json_dumps(
+        data, json.dumps, default=str)
+
+
+class _Schemas(dict):
+    """What `BrowsableAPIRenderer.get_schemas` found for a rule, with its JSON written once."""
+
+    def __init__(self, schemas: Dict[str, Any]) -> None:
+        super().__init__(schemas)
+        self.script = _script_json(schemas)
 
 
 def _csrf_token() -> str:
