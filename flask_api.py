@@ -1078,6 +1078,7 @@ class _Routes(typing.NamedTuple):
     size: Tuple[int, int]  # how many views and rules: routes changed if these did
     routes: List[_Route]  # all but static files', sorted by rule
     allowed: Dict[Tuple[str, Any, Any], List[str]]  # a URL pattern's methods, as in Allow
+    schemas: Dict[Any, Any]  # the page's form schemas (`get_schemas`), found as asked for
 
 
 def _described_routes(app: Flask) -> _Routes:
@@ -1093,7 +1094,7 @@ def _described_routes(app: Flask) -> _Routes:
         described = app.extensions["flask_api_routes"] = _Routes(size, [
             _describe(app, rule) for rule in rules
             if rule.endpoint != "static" and not rule.endpoint.endswith(".static")],
-            {pattern: sorted(methods) for pattern, methods in allowed.items()})
+            {pattern: sorted(methods) for pattern, methods in allowed.items()}, {})
     return cast(_Routes, described)
 
 
@@ -1319,14 +1320,11 @@ class BrowsableAPIRenderer(BaseRenderer):
         if not _BODY_METHODS.intersection(allowed):
             return {}
         rule = req.url_rule or _rule_for(app, req)
-        routes, cached = app.extensions.get("flask_api_routes"), app.extensions.get(
-            "flask_api_schemas")  # type: Any, Any
-        if cached is None or cached[0] is not routes:
-            cached = app.extensions["flask_api_schemas"] = (routes, {})
+        cache = (app.extensions.get("flask_api_routes") or _described_routes(app)).schemas
         key = (id(rule), tuple(allowed))
-        if key not in cached[1]:
-            cached[1][key] = _Schemas(_operation_schemas(app, rule, allowed) if rule else {})
-        return cached[1][key]
+        if key not in cache:
+            cache[key] = _Schemas(_operation_schemas(app, rule, allowed) if rule else {})
+        return cache[key]
 
 
 #: A body with a list or object of more items than this is big: on its page each item of
@@ -1661,22 +1659,20 @@ def _page_headers(html: str) -> Tuple[Tuple[str, str], ...]:
 _NO_PAGE_HEADERS = _page_headers("")  # before a template's first render: no inline code
 
 
-class _Schemas(dict):
-    """What `BrowsableAPIRenderer.get_schemas` found for a rule, kept with its JSON."""
-
-    script = None  # type: Optional[Markup]
-
-
 def _script_json(data: Any) -> Markup:
     """Data as JSON for a ``<script type="application/json">`` block: "<", ">" and "&" as
     ``\\u`` escapes, so no text in it ends the block; keys in their order (a form's fields).
-    Written once for `_Schemas`."""
-    script = getattr(data, "script", None)
-    if script is None:
-        script = jinja2.utils.htmlsafe_json_dumps(data, json.dumps, default=str)
-        if isinstance(data, _Schemas):
-            data.script = script
-    return script
+    A `_Schemas` has it written already."""
+    return getattr(data, "script", None) or jinja2.utils.htmlsafe_json_dumps(
+        data, json.dumps, default=str)
+
+
+class _Schemas(dict):
+    """What `BrowsableAPIRenderer.get_schemas` found for a rule, with its JSON written once."""
+
+    def __init__(self, schemas: Dict[str, Any]) -> None:
+        super().__init__(schemas)
+        self.script = _script_json(schemas)
 
 
 def _csrf_token() -> str:
