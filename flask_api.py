@@ -3153,6 +3153,13 @@ function el(tag, attributes, children) {
   return node;
 }
 
+const NUMBERS = new Intl.NumberFormat("en");  // 1,000: toLocaleString() makes one a call, slowly
+
+// A count and its noun: "1 item", "2,000 items" ("1 match", "3 matches": the plural given).
+function counted(count, one, many = one + "s") {
+  return NUMBERS.format(count) + " " + (count === 1 ? one : many);
+}
+
 // ---- Request headers: kept for this tab, checked, and edited in the panel ----
 
 const HEADERS_KEY = "flask-api-headers";  // where sessionStorage keeps them
@@ -3443,10 +3450,9 @@ async function show(response, focusOn = "pre.response") {
 
 // A request's time to first byte, time in all and body size: the timing line after its status.
 function timingText(times) {
-  const ms = (from, to) => Math.round(to - from).toLocaleString("en") + " ms";
+  const ms = (from, to) => NUMBERS.format(Math.round(to - from)) + " ms";
   return "first byte in " + ms(times.started, times.firstByte) + " \u00b7 " +
-    ms(times.started, times.end) + " in all \u00b7 " + times.bytes.toLocaleString("en") +
-    (times.bytes === 1 ? " byte" : " bytes");
+    ms(times.started, times.end) + " in all \u00b7 " + counted(times.bytes, "byte");
 }
 
 // Put the timing line after the panel's status (the page's own load: its Navigation Timing).
@@ -3621,7 +3627,6 @@ const FIRST_LINES = 2000;  // lines shown unfolded at first; the rest starts fol
 const MOST_LINES = 10000;  // lines "Unfold all" shows at the most
 const GROUP = 100;  // a longer array or object shows its members in groups of 100, 10,000, ...
 const MOST_MATCHES = 1000;  // matches of the filter shown at the most
-const NUMBERS = new Intl.NumberFormat("en");  // 1,000: toLocaleString() makes one a call, slowly
 // A URL in text, as the server's _URL_RE finds one (a test holds them to it): balanced
 // parentheses are part of it, the punctuation of a sentence around it is not.
 const URL_IN_TEXT = /https?:\/\/[^\s"<>\\()]*(?:\([^\s"<>\\()]*\)[^\s"<>\\()]*)*(?<![.,;:!?'\]])/g;
@@ -3684,8 +3689,8 @@ function treeLine(key, data, last, label = "value") {
 
 // How a folded container reads: "... 3 keys", "... 100,000 items" (with an ellipsis).
 function foldedText(node) {
-  const count = membersOf(node).length, noun = node.type === "object" ? " key" : " item";
-  return count ? "\u2026 " + NUMBERS.format(count) + noun + (count === 1 ? "" : "s") : "";
+  const count = membersOf(node).length;
+  return count ? "\u2026 " + counted(count, node.type === "object" ? "key" : "item") : "";
 }
 
 // A string, number, true, false or null, as JSON, with the URLs in a string as links.
@@ -3825,7 +3830,7 @@ function treeTools(tree, model) {
     }}, ["Fold all"]),
     el("button", {type: "button", onclick: () => {
       status.textContent = showTree(tree, model, MOST_LINES) ? "" : "Unfolded the first " +
-        MOST_LINES.toLocaleString("en") + " lines; unfold the rest one by one, or filter.";
+        NUMBERS.format(MOST_LINES) + " lines; unfold the rest one by one, or filter.";
     }}, ["Unfold all"]), copy, filter, status]);
 }
 
@@ -3855,8 +3860,8 @@ function filterTree(tree, model, text) {
   }
   const count = found.hits.size;
   if (!count) return "Nothing matches.";
-  return count >= MOST_MATCHES ? "The first " + count.toLocaleString("en") + " matches." :
-    count.toLocaleString("en") + (count === 1 ? " match." : " matches.");
+  return count >= MOST_MATCHES ? "The first " + NUMBERS.format(count) + " matches." :
+    counted(count, "match", "matches") + ".";
 }
 
 // Mark the nodes that match (key or value) and those on the way to them; true if any.
@@ -4517,7 +4522,7 @@ function streamTools(stream) {
     "JSON Lines cannot say where to go on from: Resume fetches the stream again from its start.";
   return el("div", {class: "bar stream-tools", role: "group", "aria-label": "Stream"}, [
     stream.stop, stream.resume, copy, filter, status,
-    el("span", {class: "hint"}, [how + " The last " + MOST_ITEMS.toLocaleString("en") +
+    el("span", {class: "hint"}, [how + " The last " + NUMBERS.format(MOST_ITEMS) +
       " items are kept on screen; the filter and Copy take those shown."])]);
 }
 
@@ -4648,14 +4653,14 @@ function filterItems(stream, text) {
     count += record.node.hidden ? 0 : 1;
   }
   if (!stream.query) return "";
-  return count.toLocaleString("en") + " of the " + stream.shown.length.toLocaleString("en") +
+  return NUMBERS.format(count) + " of the " + NUMBERS.format(stream.shown.length) +
     " items shown match.";
 }
 
 // The stream's line: how it stands, items counted and let go, then its timing line.
 function drawLine(stream) {
-  const items = stream.count.toLocaleString("en") + (stream.count === 1 ? " item" : " items") +
-    (stream.dropped ? " (" + stream.dropped.toLocaleString("en") + " let go)" : "");
+  const items = counted(stream.count, "item") +
+    (stream.dropped ? " (" + NUMBERS.format(stream.dropped) + " let go)" : "");
   const times = stream.started === undefined ? "" : " \u00b7 HTTP " + stream.status + " \u00b7 " +
     timingText({...stream, end: stream.end || performance.now()});
   stream.line.textContent = stream.phase + " " + items + times;
