@@ -3816,13 +3816,8 @@ function treeTools(tree, model) {
   const copy = el("button", {type: "button",
     onclick: () => copied(copy, navigator.clipboard.writeText(writeJSON(model, "")))},
     ["Copy JSON"]);
-  let timer = null;
-  const filter = el("input", {type: "search", "aria-label": "Filter keys and values",
-    placeholder: "Filter keys and values", oninput: () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => { status.textContent = filterTree(tree, model, filter.value); },
-        200);
-    }});
+  const filter = filterBox("Filter keys and values", status,
+    (text) => filterTree(tree, model, text));
   return el("div", {class: "bar tree-tools", role: "group", "aria-label": "Body"}, [
     el("button", {type: "button", onclick: () => {
       showTree(tree, model, 1);
@@ -3832,6 +3827,17 @@ function treeTools(tree, model) {
       status.textContent = showTree(tree, model, MOST_LINES) ? "" : "Unfolded the first " +
         NUMBERS.format(MOST_LINES) + " lines; unfold the rest one by one, or filter.";
     }}, ["Unfold all"]), copy, filter, status]);
+}
+
+// A search box that runs a filter once typing pauses, and puts what it found in a status.
+function filterBox(label, status, filter) {
+  let timer = null;
+  const box = el("input", {type: "search", "aria-label": label, placeholder: label,
+    oninput: () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => { status.textContent = filter(box.value); }, 200);
+    }});
+  return box;
 }
 
 // Say "Copied" on a button once its copy is done, and go back to its label after a moment.
@@ -4512,12 +4518,7 @@ function streamTools(stream) {
   const copy = el("button", {type: "button", onclick: () => copied(copy,
     navigator.clipboard.writeText(stream.shown.filter((record) => !record.node.hidden)
       .map((record) => record.item.data + "\n").join("")))}, ["Copy items"]);
-  let timer = null;
-  const filter = el("input", {type: "search", "aria-label": "Filter items",
-    placeholder: "Filter items", oninput: () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => { status.textContent = filterItems(stream, filter.value); }, 200);
-    }});
+  const filter = filterBox("Filter items", status, (text) => filterItems(stream, text));
   const how = stream.sse ? "Resume asks for the events after the last id seen (Last-Event-ID)." :
     "JSON Lines cannot say where to go on from: Resume fetches the stream again from its start.";
   return el("div", {class: "bar stream-tools", role: "group", "aria-label": "Stream"}, [
