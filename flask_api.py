@@ -3134,7 +3134,6 @@ const state = {
   sent: null,  // the request the page last sent: {method, url, body, type}
   headersOpen: false,  // the headers panel stays open across page swaps
   navigation: 0,  // the latest navigation's number: an older one's answer is dropped
-  refetching: false,  // this page is fetched again with the stored headers as it loads
   filter: null,  // while filtering the tree: {keep: nodes on the way to a match, hits: matches}
   lines: new WeakMap(),  // a tree line's {node, from, to, index}: a value, or a group's range
   schemas: new WeakMap(),  // a schema form's field: its schema's keywords, for its checks
@@ -4710,15 +4709,15 @@ function loaded() {
   enhance();
   const times = pageTiming();
   if (times) showTiming(times);
-  if (state.refetching) withHeaders();
+  if (document.documentElement.classList.contains("refetch")) withHeaders();
   else if (savedHeaders().length) offerRefetch();
 }
 
 // As the page loads: hide what is about to change, mark a page from elsewhere, and listen.
 function start() {
   document.documentElement.classList.add("json-tree");  // its text is not laid out at all
-  state.refetching = savedHeaders().length > 0 && cameFromHere();
-  if (state.refetching) document.documentElement.classList.add("refetch");
+  // "refetch": this page is fetched again with the stored headers as it loads
+  if (savedHeaders().length && cameFromHere()) document.documentElement.classList.add("refetch");
   else if (savedHeaders().length) history.replaceState({fromElsewhere: true}, "");
   document.addEventListener("DOMContentLoaded", loaded);
   document.addEventListener("click", followLink);
