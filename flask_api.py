@@ -4329,19 +4329,17 @@ function schemaRequest(root) {
   const json = types.find((type) => type.includes("json"));
   const files = root.querySelectorAll("input[type=file]:enabled");
   if (json && !files.length) return {body, type: json};
-  const fields = parseJSON(body).entries.map(([key, node]) => [key, node.type === "string" ?
-    node.value : writeJSON(node, "")]);
+  const fields = new URLSearchParams(parseJSON(body).entries.map(([key, node]) => [key,
+    node.type === "string" ? node.value : writeJSON(node, "")])).toString();
   if (!files.length && !types.includes("multipart/form-data")) {
-    const type = "application/x-www-form-urlencoded";
-    return {body: new URLSearchParams(fields).toString(), type};
+    return {body: fields, type: "application/x-www-form-urlencoded"};
   }
-  const form = new FormData();
-  for (const [key, text] of fields) form.append(key, text);
+  const request = rawRequest(fields, "multipart/form-data");  // the fields, then the files
   for (const input of files) {
     const name = input.closest("[data-root] > .field").dataset.name;
-    for (const file of input.files) form.append(name, file);
+    for (const file of input.files) request.body.append(name, file);
   }
-  return {body: form, type: "multipart/form-data"};
+  return request;
 }
 
 // ---- Copy as curl ----
