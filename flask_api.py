@@ -4492,10 +4492,9 @@ function streamLive() {
   if (!body) return;
   body.hidden = true;  // it says what the page does without JavaScript
   const stream = state.stream = {url: panel.dataset.url, type: panel.dataset.stream,
-    sse: panel.dataset.stream === "text/event-stream", shown: [], pending: [], count: 0,
-    dropped: 0, query: "", line: el("span", {class: "stream-line"}),
-    list: el("span", {class: "items", role: "list", "aria-label": "Items",
-      onclick: foldClick, onkeydown: foldKey})};
+    sse: panel.dataset.stream === "text/event-stream", query: "",
+    line: el("span", {class: "stream-line"}), list: el("span", {class: "items", role: "list",
+      "aria-label": "Items", onclick: foldClick, onkeydown: foldKey})};
   body.after(stream.line, stream.list);
   panel.before(streamTools(stream));
   readStream(stream, false);
@@ -4535,7 +4534,7 @@ async function readStream(stream, resume) {
   const controller = stream.controller = new AbortController();
   const headers = {"Accept": stream.type};
   if (resume && stream.sse && stream.lastId) headers["Last-Event-ID"] = stream.lastId;
-  if (resume && !stream.sse) {
+  if (!resume || !stream.sse) {  // no items yet, or JSON Lines again from the first
     stream.list.replaceChildren();
     Object.assign(stream, {shown: [], pending: [], count: 0, dropped: 0});
   }
