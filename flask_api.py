@@ -3341,13 +3341,8 @@ function cameFromHere() {
   const from = document.referrer && new URL(document.referrer).origin;
   if (from === window.location.origin) return true;
   const entry = performance.getEntriesByType("navigation")[0];
-  return !from && !fromElsewhere(history.state) && Boolean(entry) &&
+  return !from && !history.state?.fromElsewhere && Boolean(entry) &&
     (entry.type === "reload" || entry.type === "back_forward");
-}
-
-// Whether a history entry's page came from elsewhere: marked so as it loaded, for Back to it.
-function fromElsewhere(entry) {
-  return Boolean(entry && entry.fromElsewhere);
 }
 
 // Fetch a page the browser loaded itself (without the headers) again with them, and say so.
@@ -3372,13 +3367,13 @@ function offerRefetch() {
 
 // Back and Forward: the entry's page again, with the headers unless it came from elsewhere.
 function wentBack(event) {
-  if (savedHeaders().length && !fromElsewhere(event.state)) navigate(window.location.href, false);
+  if (savedHeaders().length && !event.state?.fromElsewhere) navigate(window.location.href, false);
   else window.location.reload();
 }
 
 // Back to this page from the browser's cache: fetched again with the headers, if any are set.
 function cameBack(event) {
-  if (savedHeaders().length && event.persisted && !fromElsewhere(history.state)) withHeaders();
+  if (savedHeaders().length && event.persisted && !history.state?.fromElsewhere) withHeaders();
 }
 
 // ---- The query form: this URL's parameters, to edit and send as a GET ----
@@ -4715,7 +4710,7 @@ function start() {
   document.documentElement.classList.add("json-tree");  // its text is not laid out at all
   // "refetch": this page is fetched again with the stored headers as it loads
   if (savedHeaders().length && cameFromHere()) document.documentElement.classList.add("refetch");
-  else if (savedHeaders().length) history.replaceState({fromElsewhere: true}, "");
+  else if (savedHeaders().length) history.replaceState({fromElsewhere: true}, "");  // for Back
   document.addEventListener("DOMContentLoaded", loaded);
   document.addEventListener("click", followLink);
   document.addEventListener("submit", submitForm);
