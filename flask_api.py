@@ -3130,7 +3130,6 @@ const state = {
   sent: null,  // the request the page last sent: {method, url, body, type}
   headersOpen: false,  // the headers panel stays open across page swaps
   navigation: 0,  // the latest navigation's number: an older one's answer is dropped
-  refetching: false,  // this page is fetched again with the stored headers as it loads
   filter: null,  // while filtering the tree: {keep: nodes on the way to a match, hits: matches}
   lines: new WeakMap(),  // a tree line's {node, from, to, index}: a value, or a group's range
   schemas: new WeakMap(),  // a schema form's field: its schema's keywords, for its checks
@@ -3147,6 +3146,13 @@ function el(tag, attributes, children) {
   }
   node.append(...(children || []));
   return node;
+}
+
+const NUMBERS = new Intl.NumberFormat("en");  // 1,000: toLocaleString() makes one a call, slowly
+
+// A count and its noun: "1 item", "2,000 items" ("1 match", "3 matches": the plural given).
+function counted(count, one, many = one + "s") {
+  return NUMBERS.format(count) + " " + (count === 1 ? one : many);
 }
 
 // ---- Request headers: kept for this tab, checked, and edited in the panel ----
@@ -3331,13 +3337,8 @@ function cameFromHere() {
   const from = document.referrer && new URL(document.referrer).origin;
   if (from === window.location.origin) return true;
   const entry = performance.getEntriesByType("navigation")[0];
-  return !from && !fromElsewhere(history.state) && Boolean(entry) &&
+  return !from && !history.state?.fromElsewhere && Boolean(entry) &&
     (entry.type === "reload" || entry.type === "back_forward");
-}
-
-// Whether a history entry's page came from elsewhere: marked so as it loaded, for Back to it.
-function fromElsewhere(entry) {
-  return Boolean(entry && entry.fromElsewhere);
 }
 
 // Fetch a page the browser loaded itself (without the headers) again with them, and say so.
@@ -3362,13 +3363,13 @@ function offerRefetch() {
 
 // Back and Forward: the entry's page again, with the headers unless it came from elsewhere.
 function wentBack(event) {
-  if (savedHeaders().length && !fromElsewhere(event.state)) navigate(window.location.href, false);
+  if (savedHeaders().length && !event.state?.fromElsewhere) navigate(window.location.href, false);
   else window.location.reload();
 }
 
 // Back to this page from the browser's cache: fetched again with the headers, if any are set.
 function cameBack(event) {
-  if (savedHeaders().length && event.persisted && !fromElsewhere(history.state)) withHeaders();
+  if (savedHeaders().length && event.persisted && !history.state?.fromElsewhere) withHeaders();
 }
 
 // ---- The query form: this URL's parameters, to edit and send as a GET ----
@@ -3439,10 +3440,9 @@ async function show(response, focusOn = "pre.response") {
 
 // A request's time to first byte, time in all and body size: the timing line after its status.
 function timingText(times) {
-  const ms = (from, to) => Math.round(to - from).toLocaleString("en") + " ms";
+  const ms = (from, to) => NUMBERS.format(Math.round(to - from)) + " ms";
   return "first byte in " + ms(times.started, times.firstByte) + " \u00b7 " +
-    ms(times.started, times.end) + " in all \u00b7 " + times.bytes.toLocaleString("en") +
-    (times.bytes === 1 ? " byte" : " bytes");
+    ms(times.started, times.end) + " in all \u00b7 " + counted(times.bytes, "byte");
 }
 
 // Put the timing line after the panel's status (the page's own load: its Navigation Timing).
@@ -3617,7 +3617,6 @@ const FIRST_LINES = 2000;  // lines shown unfolded at first; the rest starts fol
 const MOST_LINES = 10000;  // lines "Unfold all" shows at the most
 const GROUP = 100;  // a longer array or object shows its members in groups of 100, 10,000, ...
 const MOST_MATCHES = 1000;  // matches of the filter shown at the most
-const NUMBERS = new Intl.NumberFormat("en");  // 1,000: toLocaleString() makes one a call, slowly
 // A URL in text, as the server's _URL_RE finds one (a test holds them to it): balanced
 // parentheses are part of it, the punctuation of a sentence around it is not.
 const URL_IN_TEXT = /https?:\/\/[^\s"<>\\()]*(?:\([^\s"<>\\()]*\)[^\s"<>\\()]*)*(?<![.,;:!?'\]])/g;
@@ -3680,8 +3679,8 @@ function treeLine(key, data, last, label = "value") {
 
 // How a folded container reads: "... 3 keys", "... 100,000 items" (with an ellipsis).
 function foldedText(node) {
-  const count = membersOf(node).length, noun = node.type === "object" ? " key" : " item";
-  return count ? "\u2026 " + NUMBERS.format(count) + noun + (count === 1 ? "" : "s") : "";
+  const count = membersOf(node).length;
+  return count ? "\u2026 " + counted(count, node.type === "object" ? "key" : "item") : "";
 }
 
 // A string, number, true, false or null, as JSON, with the URLs in a string as links.
@@ -3807,13 +3806,8 @@ function treeTools(tree, model) {
   const copy = el("button", {type: "button",
     onclick: () => copied(copy, navigator.clipboard.writeText(writeJSON(model, "")))},
     ["Copy JSON"]);
-  let timer = null;
-  const filter = el("input", {type: "search", "aria-label": "Filter keys and values",
-    placeholder: "Filter keys and values", oninput: () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => { status.textContent = filterTree(tree, model, filter.value); },
-        200);
-    }});
+  const filter = filterBox("Filter keys and values", status,
+    (text) => filterTree(tree, model, text));
   return el("div", {class: "bar tree-tools", role: "group", "aria-label": "Body"}, [
     el("button", {type: "button", onclick: () => {
       showTree(tree, model, 1);
@@ -3821,8 +3815,19 @@ function treeTools(tree, model) {
     }}, ["Fold all"]),
     el("button", {type: "button", onclick: () => {
       status.textContent = showTree(tree, model, MOST_LINES) ? "" : "Unfolded the first " +
-        MOST_LINES.toLocaleString("en") + " lines; unfold the rest one by one, or filter.";
+        NUMBERS.format(MOST_LINES) + " lines; unfold the rest one by one, or filter.";
     }}, ["Unfold all"]), copy, filter, status]);
+}
+
+// A search box that runs a filter once typing pauses, and puts what it found in a status.
+function filterBox(label, status, filter) {
+  let timer = null;
+  const box = el("input", {type: "search", "aria-label": label, placeholder: label,
+    oninput: () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => { status.textContent = filter(box.value); }, 200);
+    }});
+  return box;
 }
 
 // Say "Copied" on a button once its copy is done, and go back to its label after a moment.
@@ -3851,8 +3856,8 @@ function filterTree(tree, model, text) {
   }
   const count = found.hits.size;
   if (!count) return "Nothing matches.";
-  return count >= MOST_MATCHES ? "The first " + count.toLocaleString("en") + " matches." :
-    count.toLocaleString("en") + (count === 1 ? " match." : " matches.");
+  return count >= MOST_MATCHES ? "The first " + NUMBERS.format(count) + " matches." :
+    counted(count, "match", "matches") + ".";
 }
 
 // Mark the nodes that match (key or value) and those on the way to them; true if any.
@@ -4315,19 +4320,17 @@ function schemaRequest(root) {
   const json = types.find((type) => type.includes("json"));
   const files = root.querySelectorAll("input[type=file]:enabled");
   if (json && !files.length) return {body, type: json};
-  const fields = parseJSON(body).entries.map(([key, node]) => [key, node.type === "string" ?
-    node.value : writeJSON(node, "")]);
+  const fields = new URLSearchParams(parseJSON(body).entries.map(([key, node]) => [key,
+    node.type === "string" ? node.value : writeJSON(node, "")])).toString();
   if (!files.length && !types.includes("multipart/form-data")) {
-    const type = "application/x-www-form-urlencoded";
-    return {body: new URLSearchParams(fields).toString(), type};
+    return {body: fields, type: "application/x-www-form-urlencoded"};
   }
-  const form = new FormData();
-  for (const [key, text] of fields) form.append(key, text);
+  const request = rawRequest(fields, "multipart/form-data");  // the fields, then the files
   for (const input of files) {
     const name = input.closest("[data-root] > .field").dataset.name;
-    for (const file of input.files) form.append(name, file);
+    for (const file of input.files) request.body.append(name, file);
   }
-  return {body: form, type: "multipart/form-data"};
+  return request;
 }
 
 // ---- Copy as curl ----
@@ -4480,10 +4483,9 @@ function streamLive() {
   if (!body) return;
   body.hidden = true;  // it says what the page does without JavaScript
   const stream = state.stream = {url: panel.dataset.url, type: panel.dataset.stream,
-    sse: panel.dataset.stream === "text/event-stream", shown: [], pending: [], count: 0,
-    dropped: 0, query: "", line: el("span", {class: "stream-line"}),
-    list: el("span", {class: "items", role: "list", "aria-label": "Items",
-      onclick: foldClick, onkeydown: foldKey})};
+    sse: panel.dataset.stream === "text/event-stream", query: "",
+    line: el("span", {class: "stream-line"}), list: el("span", {class: "items", role: "list",
+      "aria-label": "Items", onclick: foldClick, onkeydown: foldKey})};
   body.after(stream.line, stream.list);
   panel.before(streamTools(stream));
   readStream(stream, false);
@@ -4503,17 +4505,12 @@ function streamTools(stream) {
   const copy = el("button", {type: "button", onclick: () => copied(copy,
     navigator.clipboard.writeText(stream.shown.filter((record) => !record.node.hidden)
       .map((record) => record.item.data + "\n").join("")))}, ["Copy items"]);
-  let timer = null;
-  const filter = el("input", {type: "search", "aria-label": "Filter items",
-    placeholder: "Filter items", oninput: () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => { status.textContent = filterItems(stream, filter.value); }, 200);
-    }});
+  const filter = filterBox("Filter items", status, (text) => filterItems(stream, text));
   const how = stream.sse ? "Resume asks for the events after the last id seen (Last-Event-ID)." :
     "JSON Lines cannot say where to go on from: Resume fetches the stream again from its start.";
   return el("div", {class: "bar stream-tools", role: "group", "aria-label": "Stream"}, [
     stream.stop, stream.resume, copy, filter, status,
-    el("span", {class: "hint"}, [how + " The last " + MOST_ITEMS.toLocaleString("en") +
+    el("span", {class: "hint"}, [how + " The last " + NUMBERS.format(MOST_ITEMS) +
       " items are kept on screen; the filter and Copy take those shown."])]);
 }
 
@@ -4528,7 +4525,7 @@ async function readStream(stream, resume) {
   const controller = stream.controller = new AbortController();
   const headers = {"Accept": stream.type};
   if (resume && stream.sse && stream.lastId) headers["Last-Event-ID"] = stream.lastId;
-  if (resume && !stream.sse) {
+  if (!resume || !stream.sse) {  // no items yet, or JSON Lines again from the first
     stream.list.replaceChildren();
     Object.assign(stream, {shown: [], pending: [], count: 0, dropped: 0});
   }
@@ -4644,14 +4641,14 @@ function filterItems(stream, text) {
     count += record.node.hidden ? 0 : 1;
   }
   if (!stream.query) return "";
-  return count.toLocaleString("en") + " of the " + stream.shown.length.toLocaleString("en") +
+  return NUMBERS.format(count) + " of the " + NUMBERS.format(stream.shown.length) +
     " items shown match.";
 }
 
 // The stream's line: how it stands, items counted and let go, then its timing line.
 function drawLine(stream) {
-  const items = stream.count.toLocaleString("en") + (stream.count === 1 ? " item" : " items") +
-    (stream.dropped ? " (" + stream.dropped.toLocaleString("en") + " let go)" : "");
+  const items = counted(stream.count, "item") +
+    (stream.dropped ? " (" + NUMBERS.format(stream.dropped) + " let go)" : "");
   const times = stream.started === undefined ? "" : " \u00b7 HTTP " + stream.status + " \u00b7 " +
     timingText({...stream, end: stream.end || performance.now()});
   stream.line.textContent = stream.phase + " " + items + times;
@@ -4700,16 +4697,16 @@ function loaded() {
   enhance();
   const times = pageTiming();
   if (times) showTiming(times);
-  if (state.refetching) withHeaders();
+  if (document.documentElement.classList.contains("refetch")) withHeaders();
   else if (savedHeaders().length) offerRefetch();
 }
 
 // As the page loads: hide what is about to change, mark a page from elsewhere, and listen.
 function start() {
   document.documentElement.classList.add("json-tree");  // its text is not laid out at all
-  state.refetching = savedHeaders().length > 0 && cameFromHere();
-  if (state.refetching) document.documentElement.classList.add("refetch");
-  else if (savedHeaders().length) history.replaceState({fromElsewhere: true}, "");
+  // "refetch": this page is fetched again with the stored headers as it loads
+  if (savedHeaders().length && cameFromHere()) document.documentElement.classList.add("refetch");
+  else if (savedHeaders().length) history.replaceState({fromElsewhere: true}, "");  // for Back
   document.addEventListener("DOMContentLoaded", loaded);
   document.addEventListener("click", followLink);
   document.addEventListener("submit", submitForm);
