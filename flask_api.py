@@ -3321,7 +3321,7 @@ async function submitForm(event) {
   const button = event.submitter;
   const method = button && button.name === "_method" ? button.value : form.elements._method.value;
   if (method === "DELETE" && !window.confirm("Delete this resource?")) return;
-  const request = method === "DELETE" || method === "OPTIONS" ? {} : formRequest(form);
+  const request = method === "DELETE" || method === "OPTIONS" ? {} : formRequest(form, method);
   if (request === null) return;  // a field the user must fix first
   show(await send(method, window.location.href, request.body, request.type));
 }
@@ -4011,14 +4011,14 @@ function nullBox(input, checked) {
   return el("label", {class: "null"}, [box, "null"]);
 }
 
-// The request the form would send: {body, type}, or null after reporting a bad field.
-function formRequest(form) {
+// The request the form would send for a method: {body, type}, or null after reporting a bad field.
+function formRequest(form, method) {
   const fields = document.getElementById("api-fields");
   if (!fields || fields.hidden) {
     return rawRequest(form.elements._content.value, form.elements._content_type.value);
   }
   const root = fields.querySelector("[data-root]");
-  if (root) return schemaRequest(root);
+  if (root) return schemaRequest(root, method === "PATCH" && root.dataset.method !== "PATCH");
   const members = [];
   for (const input of fields.querySelectorAll("[data-key]")) {
     let value;
@@ -4107,6 +4107,12 @@ function schemaForm(found, model) {
   root.dataset.root = "";
   root.dataset.required = "";
   root.dataset.content = found.content.join("\n");
+  root.dataset.method = found.method;
+  if (found.method !== "PATCH") {  // a PATCH with another method's schema: only what is filled in
+    for (const button of document.querySelectorAll("form[data-api] button[value=PATCH]")) {
+      button.formNoValidate = true;
+    }
+  }
   if (!found.content.includes("multipart/form-data")) {
     for (const input of root.querySelectorAll("input[type=file]")) {
       input.disabled = true;
@@ -4264,9 +4270,9 @@ function compareNumbers(one, other) {
   return a.negative ? -order : order;
 }
 
-// A field's value as JSON text (undefined: an optional one left blank); one that breaks its
-// schema throws an error naming it (error.input).
-function slotJSON(slot) {
+// A field's value as JSON text (undefined: an optional one left blank, or any one in a partial
+// update); one that breaks its schema throws an error naming it (error.input).
+function slotJSON(slot, partial) {
   const kind = slot.dataset.kind, k = state.schemas.get(slot), text = slot.value;
   if (kind === "file" || kind === "array" && schemaKind(k.items).kind === "file") {
     return undefined;  // sent as parts of a multipart body, not as JSON
@@ -4275,15 +4281,15 @@ function slotJSON(slot) {
   if (kind === "object" || kind === "array") {
     const members = [];
     for (const field of slot.querySelectorAll(":scope > .field, :scope > .items > .field")) {
-      const value = slotJSON(field.querySelector(":scope > [data-kind]"));
+      const value = slotJSON(field.querySelector(":scope > [data-kind]"), partial);
       if (value === undefined) continue;
       members.push(kind === "array" ? value : JSON.stringify(field.dataset.name) + ": " + value);
     }
     if (kind === "array") return "[" + members.join(", ") + "]";
-    return members.length || slot.hasAttribute("data-required") ? "{" + members.join(", ") + "}" :
-      undefined;
+    return members.length || !partial && slot.hasAttribute("data-required") ?
+      "{" + members.join(", ") + "}" : undefined;
   }
-  if (text === "" && !slot.required) return undefined;
+  if (text === "" && (partial || !slot.required)) return undefined;
   const problem = (message) => Object.assign(new Error(message), {input: slot});
   if (kind === "choice") return text;  // the option's JSON text
   if (kind === "integer" || kind === "number") {
@@ -4308,10 +4314,11 @@ function matchesPattern(pattern, text) {
 }
 
 // The schema form's request: JSON, or form fields where the operation takes no JSON, multipart
-// where it takes files; null after saying on a field why it cannot be sent.
-function schemaRequest(root) {
+// where it takes files; null after saying on a field why it cannot be sent. `partial`: a PATCH
+// sends the fields filled in, required or not.
+function schemaRequest(root, partial) {
   let body;
-  try { body = slotJSON(root); } catch (error) {
+  try { body = slotJSON(root, partial) || "{}"; } catch (error) {
     if (!error.input) throw error;
     refuse(error.input, error.message);
     return null;
@@ -4392,7 +4399,7 @@ function curlButtons() {
   for (const button of methods) {
     const label = methods.length > 1 ? "Copy " + button.value + " as curl" : "Copy as curl";
     bar.append(curlButton(label, () => {
-      const request = formRequest(form);
+      const request = formRequest(form, button.value);
       return request && curlCommand(button.value, window.location.href, panelHeaders(JSON_WANTED),
         request.body, request.type);
     }, bar));

@@ -7465,6 +7465,34 @@ def test_browser_schema_integer_past_2_53_reaches_the_server_to_the_digit(tab, s
     assert json.loads(app.config["bodies"][-1])["count"] == int(BIG_INTEGER)
 
 
+def test_browser_schema_patch_with_the_puts_schema_sends_only_what_is_filled_in(tab, live_site):
+    """A PUT's schema makes the form; its required marks hold for the PUT, not for a PATCH."""
+    app, bodies = FlaskAPI(__name__), []
+    schema = {"type": "object", "required": ["name", "count"], "properties": {
+        "name": {"type": "string"}, "count": {"type": "integer", "minimum": 1}}}
+
+    @app.route("/items/<int:key>", methods=["GET", "PUT", "PATCH"])
+    @set_openapi({"put": {"requestBody": {"content": {"application/json": {"schema": schema}}}}})
+    def item(key):
+        if request.method != "GET":
+            bodies.append(request.get_data(as_text=True))
+        return {"name": "tea", "count": 3}
+
+    tab.goto(live_site.serve(app) + "/items/1")
+    _expect(tab.get_by_role("group", name="PUT body, as documented")).to_be_visible()
+    _field(tab, "name").fill("")
+    tab.get_by_role("button", name="PUT", exact=True).click()
+    assert _field(tab, "name").evaluate("input => input.validationMessage")
+    tab.get_by_role("button", name="PATCH", exact=True).click()
+    _expect(tab.locator("pre.response")).to_contain_text("PATCH /items/1")
+    assert bodies == ['{"count": 3}']
+    _field(tab, "count").fill("0")  # what is filled in is still checked
+    tab.get_by_role("button", name="PATCH", exact=True).click()
+    message = _field(tab, "count").evaluate("input => input.validationMessage")
+    assert message == "A number at least 1 is expected."
+    assert bodies == ['{"count": 3}']
+
+
 @pytest.mark.parametrize("field, text, message", [
     ("count", "0", "A number at least 1 is expected."),
     ("count", "1.5", "A whole number is expected."),
