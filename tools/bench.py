@@ -43,6 +43,7 @@ scenario within 1.05x bare Flask, the HTML page within 2x the JSON list,
 """
 
 import argparse
+import contextlib
 import gc
 import io
 import json
@@ -57,7 +58,7 @@ import tempfile
 import threading
 import time
 import tracemalloc
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 from flask import Flask, Response, abort, jsonify, request, url_for
 from werkzeug.test import EnvironBuilder
@@ -484,40 +485,53 @@ def big_pages(bodies: List[Tuple[str, Any]], rounds: int, browser: bool) -> List
     return results
 
 
-def chromium_times(app: Flask) -> Optional[Dict[str, float]]:
-    """Seconds until Chromium has painted the body: its own view of the raw JSON
-    (``?format=json``), the page (and its script has built its tools: interactive), and the
-    page with JavaScript off; None without Chromium."""
+@contextlib.contextmanager
+def chromium_serving(app: Flask) -> Iterator[Optional[Tuple[Any, str]]]:
+    """Headless Chromium (Playwright's, Debian's binary) and ``app`` served on a free local
+    port, as (browser, base URL), both stopped after; None without Chromium."""
     executable = shutil.which("chromium") or shutil.which("chromium-browser")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        return None
+        executable = None
     if executable is None:
-        return None
+        yield None
+        return
     from werkzeug.serving import make_server
     server = make_server("127.0.0.1", 0, app, threaded=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = "http://127.0.0.1:{}/items/".format(server.server_port)
-    times = {}
     try:
         with sync_playwright() as playwright:
             chromium = playwright.chromium.launch(executable_path=executable, args=[
                 "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
-            for name, address, script in (("raw", url + "?format=json", True),
-                                          ("page", url, True), ("no JS", url, False)):
-                tab = chromium.new_context(java_script_enabled=script).new_page()
-                started = time.perf_counter()
-                tab.goto(address, timeout=180000)
-                if name == "page":  # the last of the tools the script builds
-                    tab.wait_for_selector("#api-curl button", timeout=180000)
-                tab.screenshot(timeout=180000)  # waits for the frame with the body painted
-                times[name] = time.perf_counter() - started
-                tab.context.close()
-            chromium.close()
+            try:
+                yield chromium, "http://127.0.0.1:{}".format(server.server_port)
+            finally:
+                chromium.close()
     finally:
         server.shutdown()
         server.server_close()
+
+
+def chromium_times(app: Flask) -> Optional[Dict[str, float]]:
+    """Seconds until Chromium has painted the body: its own view of the raw JSON
+    (``?format=json``), the page (and its script has built its tools: interactive), and the
+    page with JavaScript off; None without Chromium."""
+    with chromium_serving(app) as serving:
+        if serving is None:
+            return None
+        chromium, base = serving
+        url, times = base + "/items/", {}
+        for name, address, script in (("raw", url + "?format=json", True),
+                                      ("page", url, True), ("no JS", url, False)):
+            tab = chromium.new_context(java_script_enabled=script).new_page()
+            started = time.perf_counter()
+            tab.goto(address, timeout=180000)
+            if name == "page":  # the last of the tools the script builds
+                tab.wait_for_selector("#api-curl button", timeout=180000)
+            tab.screenshot(timeout=180000)  # waits for the frame with the body painted
+            times[name] = time.perf_counter() - started
+            tab.context.close()
     return times
 
 
@@ -582,39 +596,25 @@ def stream_page(rate: int = 10000, seconds: int = 10) -> Optional[Dict[str, floa
     """The page's main thread while it shows the stream live, from its first item to its end:
     the longest task, the 95th percentile and longest gap between frames (ms), the items it
     counted and those on screen; None without Chromium."""
-    executable = shutil.which("chromium") or shutil.which("chromium-browser")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        return None
-    if executable is None:
-        return None
-    from werkzeug.serving import make_server
-    server = make_server("127.0.0.1", 0, stream_app(rate, seconds), threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        with sync_playwright() as playwright:
-            chromium = playwright.chromium.launch(executable_path=executable, args=[
-                "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
-            tab = chromium.new_context().new_page()
-            tab.add_init_script(STREAM_WATCH)
-            tab.goto("http://127.0.0.1:{}/items".format(server.server_port))
-            tab.wait_for_selector(".item", timeout=30000)
-            start = tab.evaluate("performance.now()")
-            deadline = time.monotonic() + seconds + 60  # polled: the page's CSP has no eval
-            while not (tab.locator(".stream-line").text_content() or "").startswith("Ended"):
-                assert time.monotonic() < deadline, "the stream did not end"
-                time.sleep(0.25)
-            found = tab.evaluate("""(start) => ({
-                tasks: window.__tasks.filter((task) => task[0] >= start).map((task) => task[1]),
-                frames: window.__frames.filter((frame) => frame[0] >= start).map((f) => f[1]),
-                counted: Number(document.querySelector('.stream-line').textContent
-                  .match(/([0-9,]+) items?/)[1].replaceAll(",", "")),
-                shown: document.querySelectorAll('.item').length})""", start)
-            chromium.close()
-    finally:
-        server.shutdown()
-        server.server_close()
+    with chromium_serving(stream_app(rate, seconds)) as serving:
+        if serving is None:
+            return None
+        chromium, base = serving
+        tab = chromium.new_context().new_page()
+        tab.add_init_script(STREAM_WATCH)
+        tab.goto(base + "/items")
+        tab.wait_for_selector(".item", timeout=30000)
+        start = tab.evaluate("performance.now()")
+        deadline = time.monotonic() + seconds + 60  # polled: the page's CSP has no eval
+        while not (tab.locator(".stream-line").text_content() or "").startswith("Ended"):
+            assert time.monotonic() < deadline, "the stream did not end"
+            time.sleep(0.25)
+        found = tab.evaluate("""(start) => ({
+            tasks: window.__tasks.filter((task) => task[0] >= start).map((task) => task[1]),
+            frames: window.__frames.filter((frame) => frame[0] >= start).map((f) => f[1]),
+            counted: Number(document.querySelector('.stream-line').textContent
+              .match(/([0-9,]+) items?/)[1].replaceAll(",", "")),
+            shown: document.querySelectorAll('.item').length})""", start)
     frames = sorted(found["frames"])
     return {"rate": rate, "seconds": seconds, "max_task": max(found["tasks"] or [0]),
             "long_tasks": len(found["tasks"]), "p95_frame": frames[int(0.95 * (len(frames) - 1))],
