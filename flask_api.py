@@ -2640,6 +2640,11 @@ def _merged_parameters(base: List[Any], fragment: List[Any]) -> List[Any]:
     return [theirs.pop(key(parameter), parameter) for parameter in base] + list(theirs.values())
 
 
+class _Unreadable(Exception):
+    """Why the page's form falls back to the data: the end of a sentence ("has more than
+    5,000 parts")."""
+
+
 def _library_document(app: Flask) -> Tuple[Dict[Tuple[str, str], Any], Dict[str, Any]]:
     """What the app's own OpenAPI library (flask-smorest, APIFlask) documents: each
     operation's parameters, body and responses by (path, method), and the components they
@@ -2676,7 +2681,7 @@ def _library_specs(app: Flask) -> List[Dict[str, Any]]:
 # whose value maps names to them. Examples, defaults and enums are data, left as they are.
 _SCHEMA_KEYS = frozenset(["schema", "items", "additionalProperties", "not", "allOf", "anyOf",
                           "oneOf"])
-_SCHEMA_MAPS = frozenset(["properties", "schemas"])
+_SCHEMA_MAPS = frozenset(["properties", "patternProperties", "$defs", "schemas"])
 _DATA_KEYS = frozenset(["example", "examples", "default", "enum", "const"])
 
 
@@ -2709,58 +2714,121 @@ def _schema_3_1(schema: Dict[str, Any]) -> Dict[str, Any]:
     return schema
 
 
-#: A request body's schema that the page's form is built from has at most this many nodes,
-#: and ``$ref``s at most this deep: a bigger one gets the form from the data. A ``$ref`` back
-#: into itself (a tree's children) is cut there, and becomes a box of JSON.
+#: A request body's schema that the page's form is built from has at most this many parts
+#: (each key and each array item counts, an enum's values too) and nests objects and arrays
+#: at most this many levels deep, ``$ref``s resolved; past either, the form comes from the
+#: data and says why. A ``$ref`` back into itself (a tree's children), or more than
+#: `_DEEPEST_REF` deep, is cut there, and becomes a box of JSON.
 _MOST_SCHEMA_NODES = 5000
+_DEEPEST_SCHEMA = 64
 _DEEPEST_REF = 16
 
 
 def _operation_schemas(app: Flask, rule: Any, allowed: List[str]) -> Dict[str, Any]:
-    """For each body method of the rule, its operation's body schema that has fields: the
-    JSON one, else a form type's. A document that cannot be read gives none."""
-    found = {}  # type: Dict[str, Any]
+    """For each body method of the rule, what its form comes from: ``{"content": [media
+    types], "schema": schema}``, its operation's body schema that has fields, the JSON one
+    else a form type's; or ``{"content": [...], "fallback": sentence}``, why there is none
+    where something stood in the way. Nothing for a body without fields."""
+    methods = [method for method in ("POST", "PUT", "PATCH") if method in allowed]
     try:
         document = openapi_document(app)
-        item = document["paths"].get(_path(rule)[0]) or {}
-        for method in [method for method in ("POST", "PUT", "PATCH") if method in allowed]:
-            body = (item.get(method.lower()) or {}).get("requestBody")
-            content = (_resolved(body, document, (), [_MOST_SCHEMA_NODES]) or {}).get(
-                "content") or {}
-            schemas = [content[name].get("schema") for name in sorted(content, key=lambda name: (
-                "json" not in name, name != "multipart/form-data"))]
-            schemas = [schema for schema in schemas if isinstance(schema, dict) and isinstance(
-                schema.get("properties"), dict) and schema["properties"]]
-            if schemas:
-                found[method] = {"content": list(content), "schema": schemas[0]}
-    except Exception:  # a library's or a fragment's broken document: the form from the data
-        return {}
+    except Exception as exc:  # not a 500 for the page, whose data stands on its own
+        why = "The app's OpenAPI document could not be built ({}), so this form is built " \
+              "from the data.".format(type(exc).__name__)
+        return {method: {"content": [], "fallback": why} for method in methods}
+    path = _path(rule)[0]
+    item = document["paths"].get(path) or {}
+    found = {}  # type: Dict[str, Any]
+    for method in methods:
+        form = _body_form(document, item.get(method.lower()), None)
+        if form:
+            found[method] = form
     return found
 
 
+def _body_form(document: Dict[str, Any], operation: Any, note: Optional[str]
+               ) -> Optional[Dict[str, Any]]:
+    """What one operation's form comes from (see `_operation_schemas`): its schema, or why
+    not."""
+    content = {}  # type: Any
+    try:
+        body = operation.get("requestBody") if isinstance(operation, dict) else None
+        if isinstance(body, dict) and isinstance(body.get("$ref"), str):
+            body = _target(body["$ref"], document)
+        content = (body or {}).get("content") or {}
+        for name in sorted(content, key=lambda name: (
+                "json" not in name, name != "multipart/form-data")):
+            schema = _resolved(content[name].get("schema"), document, (), [_MOST_SCHEMA_NODES])
+            if _has_fields(schema):
+                return {"content": list(content), "schema": schema}
+    except _Unreadable as exc:
+        note = "The request body's schema {}, so this form is built from the data.".format(exc)
+    except Exception as exc:  # a library's or a fragment's document of another shape
+        note = "The request body's description could not be read ({}), so this form is " \
+               "built from the data.".format(type(exc).__name__)
+    if not note:
+        return None
+    return {"content": [str(name) for name in content] if isinstance(content, dict) else [],
+            "fallback": note}
+
+
+def _has_fields(schema: Any) -> bool:
+    """Whether a schema gives a form fields: its properties, or those of a member of its
+    ``allOf``, ``anyOf`` or ``oneOf`` (a library's wrapper, or a choice of shapes)."""
+    if not isinstance(schema, dict):
+        return False
+    if isinstance(schema.get("properties"), dict) and schema["properties"]:
+        return True
+    return any(_has_fields(member) for key in ("allOf", "anyOf", "oneOf")
+               if isinstance(schema.get(key), list) for member in schema[key])
+
+
 def _resolved(value: Any, document: Dict[str, Any], refs: Tuple[str, ...],
-              budget: List[int]) -> Any:
-    """A copy of part of the document with each local ``$ref`` replaced by what it points at
-    (its other keys kept), cut where `_MOST_SCHEMA_NODES` and `_DEEPEST_REF` say."""
+              budget: List[int], depth: int = 0, kind: str = "schema") -> Any:
+    """A copy of a schema with each local ``$ref`` replaced by what it points at (its other
+    keys kept), every part counted into ``budget`` and bounded as `_MOST_SCHEMA_NODES`,
+    `_DEEPEST_SCHEMA` and `_DEEPEST_REF` say. ``kind``: "schema"; "names", a map of
+    schemas by name (``properties``); or "data" (an enum, a default), copied unresolved."""
     budget[0] -= 1
     if budget[0] < 0:
-        raise ValueError("a schema too big for the page's form")
-    if isinstance(value, list):
-        return [_resolved(item, document, refs, budget) for item in value]
-    if not isinstance(value, dict):
+        raise _Unreadable("has more than {:,} parts".format(_MOST_SCHEMA_NODES))
+    if not isinstance(value, (dict, list)):
         return value
+    if depth >= _DEEPEST_SCHEMA:
+        raise _Unreadable("is nested more than {} levels deep".format(_DEEPEST_SCHEMA))
+    if isinstance(value, list):
+        return [_resolved(item, document, refs, budget, depth + 1, kind) for item in value]
     ref = value.get("$ref")
-    if isinstance(ref, str):
+    if isinstance(ref, str) and kind != "data":
         if ref in refs or len(refs) >= _DEEPEST_REF or not ref.startswith("#/"):
             return {}
-        target = document  # type: Any
+        budget[0] += 1  # what it points at takes its place, and is counted itself
+        siblings = {key: below for key, below in value.items() if key != "$ref"}
+        return _resolved(dict(_target(ref, document), **siblings), document, refs + (ref,),
+                         budget, depth, kind)
+    return {key: _resolved(below, document, refs, budget, depth + 1, _kind_below(kind, key))
+            for key, below in value.items()}
+
+
+def _kind_below(kind: str, key: str) -> str:
+    """What the value of ``key`` is, in a dict of this kind (see `_resolved`): in data, data;
+    in a map by name, a schema; in a schema, as its keyword says."""
+    if kind != "schema":
+        return "data" if kind == "data" else "schema"
+    return "data" if key in _DATA_KEYS else "names" if key in _SCHEMA_MAPS else "schema"
+
+
+def _target(ref: str, document: Any) -> Any:
+    """What a local ``$ref`` ("#/components/schemas/Pet") points at in the document."""
+    target = document
+    try:
         for part in ref[2:].split("/"):
             part = part.replace("~1", "/").replace("~0", "~")
             target = target[int(part)] if isinstance(target, list) else target[part]
-        siblings = {key: below for key, below in value.items() if key != "$ref"}
-        return _resolved(dict(target, **siblings), document, refs + (ref,), budget)
-    return {key: below if key in _DATA_KEYS else _resolved(below, document, refs, budget)
-            for key, below in value.items()}
+    except (LookupError, TypeError, ValueError):
+        raise _Unreadable("refers to {}, which the document does not have".format(
+            ref if len(ref) <= 100 else ref[:99] + "\u2026")) from None
+    return target
 
 
 def set_openapi(fragment: Dict[str, Any]) -> Any:

@@ -4425,6 +4425,14 @@ def test_a_failing_library_leaves_the_document_its_guesses(monkeypatch):
     assert sorted(post["responses"]) == ["200", "2XX", "default"]
 
 
+def _deep(levels):
+    """A value of lists nested ``levels`` deep: ``[[[]]]`` is 3."""
+    value = []
+    for _ in range(levels - 1):
+        value = [value]
+    return value
+
+
 def test_the_fuzzed_apps_document_the_bodies_their_views_take():
     notes = notes_app.create_app()
     body = _operation(_served_document(notes), "/", "post")["requestBody"]["content"]
@@ -4812,7 +4820,8 @@ def test_a_recursive_schema_is_cut_where_it_refers_back_to_itself():
     assert tree["properties"]["children"]["items"] == {}  # a box of JSON there, no deeper
 
 
-def test_a_schema_of_exponential_size_or_a_broken_ref_leaves_the_form_from_the_data(app, client):
+def test_a_schema_of_exponential_size_or_a_broken_ref_gives_the_form_from_the_data_and_why(
+        app, client):
     levels = {"l0": {"type": "string"}}  # each level twice the one below: 2**30 fields in all
     for level in range(1, 31):
         below = {"$ref": "#/paths/~1big/post/x-levels/l{}".format(level - 1)}
@@ -4830,14 +4839,119 @@ def test_a_schema_of_exponential_size_or_a_broken_ref_leaves_the_form_from_the_d
     def broken():
         return {"a": 1}
     started = time.monotonic()
-    assert _embedded_schemas(client, "/big") is None
+    assert _embedded_schemas(client, "/big")["POST"]["fallback"] == (
+        "The request body's schema has more than 5,000 parts, so this form is built from the "
+        "data.")
     assert time.monotonic() - started < 5
-    assert _embedded_schemas(client, "/broken") is None
+    assert _embedded_schemas(client, "/broken") == {"POST": {"content": [], "fallback": (
+        "The request body's schema refers to #/components/requestBodies/Nowhere, which the "
+        "document does not have, so this form is built from the data.")}}
     assert _browse(client, "/broken").body_json == {"a": 1}
     levels["l30"] = levels["l2"]  # a small one is embedded whole
     app.extensions.clear()
     assert _embedded_schemas(client, "/big")["POST"]["schema"]["properties"]["a"] == {
         "type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}}
+
+
+def _body_app(schema):
+    """An app whose POST / has ``schema`` as its JSON body's schema."""
+    app = FlaskAPI(__name__)
+
+    @app.route("/", methods=["GET", "POST"])
+    @set_openapi({"post": {"requestBody": {"content": {"application/json": {
+        "schema": schema}}}}})
+    @set_parsers(JSONParser)
+    def view():
+        return {"a": 1}
+    app.testing = True
+    return app
+
+
+def test_a_schema_at_the_part_limit_gets_its_form_and_one_part_more_says_why_not():
+    def schema(values):  # 5 parts, and each enum value one more
+        return {"type": "object", "properties": {"size": {"enum": list(range(values))}}}
+    at_limit = _embedded_schemas(_body_app(schema(4995)).test_client(), "/")
+    assert at_limit["POST"]["schema"] == schema(4995)
+    assert _embedded_schemas(_body_app(schema(4996)).test_client(), "/") == {"POST": {
+        "content": ["application/json"], "fallback": "The request body's schema has more "
+        "than 5,000 parts, so this form is built from the data."}}
+
+
+def test_a_200000_value_enum_is_counted_and_the_page_stays_small():
+    app = _body_app({"type": "object", "properties": {"size": {"enum": list(range(200000))}}})
+    client = app.test_client()
+    started = time.monotonic()
+    page = _browse(client, "/")
+    assert time.monotonic() - started < 5
+    assert "more than 5,000 parts" in _embedded_schemas(client, "/")["POST"]["fallback"]
+    assert len(page.html) < 100000  # not the 1.5 MB it was, every value embedded
+    assert page.body_json == {"a": 1}
+
+
+def _nested_arrays(levels):
+    """A schema of ``levels`` objects and arrays: an object whose field is arrays in arrays."""
+    items = {"type": "string"}
+    for _ in range(levels - 3):  # the object, its "properties", the field: 3
+        items = {"type": "array", "items": items}
+    return {"type": "object", "properties": {"field": items}}
+
+
+def test_a_schema_at_the_depth_limit_gets_its_form_and_one_level_more_says_why_not():
+    limit = flask_api._DEEPEST_SCHEMA
+    at_limit = _embedded_schemas(_body_app(_nested_arrays(limit)).test_client(), "/")
+    assert at_limit["POST"]["schema"] == _nested_arrays(limit)
+    assert _embedded_schemas(_body_app(_nested_arrays(limit + 1)).test_client(), "/") == {
+        "POST": {"content": ["application/json"], "fallback": "The request body's schema is "
+                 "nested more than 64 levels deep, so this form is built from the data."}}
+
+
+def _ref_chain_app(refs, default_levels):
+    """POST / takes a chain of ``refs`` $refs, each 6 levels (an object, its properties and 4
+    arrays), as one field, and another whose default nests ``default_levels`` deep."""
+    levels = {"l0": {"type": "string"}}
+    for level in range(1, refs + 1):
+        items = {"$ref": "#/paths/~1/post/x-levels/l{}".format(level - 1)}
+        for _ in range(4):
+            items = {"type": "array", "items": items}
+        levels["l{}".format(level)] = {"type": "object", "properties": {"a": items}}
+    app = FlaskAPI(__name__)
+
+    @app.route("/", methods=["POST"])
+    @set_openapi({"x-levels": levels, "requestBody": {"content": {"application/json": {
+        "schema": {"type": "object", "properties": {
+            "chain": {"$ref": "#/paths/~1/post/x-levels/l{}".format(refs)},
+            "deep": {"type": "array", "default": _deep(default_levels)}}}}}}})
+    def view():
+        return {}
+    return app
+
+
+def test_the_depth_limit_counts_where_refs_lead_and_what_a_default_holds():
+    chain = _embedded_schemas(_ref_chain_app(10, 1).test_client(), "/")  # 3 + 6 * 10 levels
+    assert chain["POST"]["schema"]["properties"]["chain"]["properties"]["a"]
+    too_deep = "The request body's schema is nested more than 64 levels deep, so this form " \
+               "is built from the data."
+    assert _embedded_schemas(_ref_chain_app(11, 1).test_client(), "/")["POST"][
+        "fallback"] == too_deep  # 3 + 6 * 11, by 12 $refs: under their own limit, 16
+    defaults = _embedded_schemas(_ref_chain_app(1, 61).test_client(), "/")  # 3 + 61
+    assert defaults["POST"]["schema"]["properties"]["deep"]["default"] == _deep(61)
+    assert _embedded_schemas(_ref_chain_app(1, 62).test_client(), "/")["POST"][
+        "fallback"] == too_deep
+
+
+def test_a_property_named_like_a_keyword_still_has_its_ref_resolved():
+    app = FlaskAPI(__name__)
+    named = {name: {"$ref": "#/components/schemas/Error"}
+             for name in ["default", "enum", "example", "const"]}
+
+    @app.route("/", methods=["POST"])
+    @set_openapi({"requestBody": {"content": {"application/json": {"schema": {
+        "type": "object", "properties": named, "default": {"$ref": "data, not a schema"}}}}}})
+    def view():
+        return {}
+    schema = _embedded_schemas(app.test_client(), "/")["POST"]["schema"]
+    assert schema["properties"] == dict.fromkeys(named, flask_api._ERROR_SCHEMA)
+    assert schema["default"] == {"$ref": "data, not a schema"}  # a default is data, kept
 
 
 def test_the_embedded_schemas_are_built_once_per_document(monkeypatch):
