@@ -2359,24 +2359,34 @@ _RULE_VARIABLE = re.compile(r"<(?:(\w+)(?:\((.*?)\))?:)?(\w+)>")
 
 def openapi_document(app: Flask) -> Dict[str, Any]:
     """The app's OpenAPI 3.1 document, built on first use and again when routes change."""
+    return cast(Dict[str, Any], _built(app)[1])
+
+
+def _built(app: Flask) -> Tuple[_Routes, Dict[str, Any], Dict[Any, str]]:
+    """The routes, the document and its notes: why it left out a fragment, by (path, method),
+    or the app's library's document (None), in a sentence for the page's form to show."""
     routes = _described_routes(app)
     cached = app.extensions.get("flask_api_openapi")
     if cached is None or cached[0] is not routes:
-        cached = app.extensions["flask_api_openapi"] = (routes, _document(app, routes.routes))
-    return cast(Dict[str, Any], cached[1])
+        notes = {}  # type: Dict[Any, str]
+        cached = app.extensions["flask_api_openapi"] = (
+            routes, _document(app, routes.routes, notes), notes)
+    return cast(Tuple[_Routes, Dict[str, Any], Dict[Any, str]], cached)
 
 
-def _document(app: Flask, routes: List[_Route]) -> Dict[str, Any]:
+def _document(app: Flask, routes: List[_Route], notes: Dict[Any, str]) -> Dict[str, Any]:
     paths = {}  # type: Dict[str, Dict[str, Any]]
     taken = set()  # type: Set[str]
-    own, components = _library_document(app)
+    own, components = _library_document(app, notes)
     for route in routes:
         path, parameters = _path(route.rule)
         item = paths.setdefault(path, {})
         for method in route.methods:  # of two rules with one path, the first is matched
             if method.lower() not in item:
-                item[method.lower()] = _operation(app, route, method, parameters, taken,
-                                                  own.get((path, method.lower()), {}))
+                item[method.lower()], note = _operation(app, route, method, parameters, taken,
+                                                        own.get((path, method.lower()), {}))
+                if note:
+                    notes[path, method] = note
     tags = sorted({tag for item in paths.values() for operation in item.values()
                    for tag in operation.get("tags", ())})
     if isinstance(app, FlaskAPI):  # its errors' schema, which wins over a library's "Error"
@@ -2452,7 +2462,9 @@ def _bounded(number: str, low: Any, high: Any, signed: bool) -> Dict[str, Any]:
 
 
 def _operation(app: Flask, route: _Route, method: str, parameters: List[Dict[str, Any]],
-               taken: Set[str], own: Dict[str, Any]) -> Dict[str, Any]:
+               taken: Set[str], own: Dict[str, Any]) -> Tuple[Dict[str, Any], Optional[str]]:
+    """A method's operation: our guesses, what the app's library (``own``) and the view's
+    fragments say merged in; and, where the fragments had to be left out, why."""
     summary, _, description = (_view_doc(route.views[method]) or route.doc).partition("\n")
     operation = {"operationId": _operation_id(route.rule.endpoint, method, taken)}  # type: Any
     if summary.strip():
@@ -2470,10 +2482,26 @@ def _operation(app: Flask, route: _Route, method: str, parameters: List[Dict[str
             str(parser.media_type): {"schema": {} if "json" in str(parser.media_type) else
                                 {"type": "object"}} for parser in route.parsers[method]}}
     operation["responses"] = _responses(app, route, method)
-    operation = _with_fragments(operation, route, method, own)
+    try:
+        return _finished(app, route, method, _with_fragments(operation, route, method, own)), None
+    except Exception as exc:  # whatever a fragment holds, /openapi.json must not be a 500
+        why = str(exc) if isinstance(exc, _Unreadable) else (
+            "could not be merged into the document ({})".format(type(exc).__name__))
+        app.logger.warning("The OpenAPI document leaves out the fragments of %s %s: the "
+                           "set_openapi fragment %s", method, route.rule.rule, why)
+        return _finished(app, route, method, operation), (
+            "This view's set_openapi fragment {}, so the document leaves it out and this form "
+            "is built from the data.".format(why))
+
+
+def _finished(app: Flask, route: _Route, method: str, operation: Dict[str, Any]
+              ) -> Dict[str, Any]:
+    """The operation with its responses' media types, and its stream's where it streams;
+    checked to be something JSON can write, so that serving the document cannot fail."""
     _add_media_types(operation.get("responses", {}).values(), route.renderers[method])
     if _streams(app, route.views[method], operation):
         _add_stream_types(app, operation, _openapi_version(app))
+    json.dumps(operation, default=str)  # a key JSON has no form for, or a loop, raises here
     return operation
 
 
@@ -2597,15 +2625,19 @@ def _with_fragments(operation: Dict[str, Any], route: _Route, method: str,
     fragments = [own]
     for owner in owners:
         fragment = getattr(owner, "openapi", None) or {}
-        fragments.append({key: value for key, value in fragment.items()
-                          if key.upper() not in _OPERATION_METHODS})
-        fragments.append(fragment.get(method.lower()) or {})
+        for part in ({key: value for key, value in fragment.items()
+                      if str(key).upper() not in _OPERATION_METHODS},
+                     fragment.get(method.lower()) or {}):
+            if _deeper_than(part, _DEEPEST_FRAGMENT):  # before anything recurses into it
+                raise _Unreadable("is nested more than {} levels deep".format(
+                    _DEEPEST_FRAGMENT))
+            fragments.append(part)
     named = {str(code) for fragment in fragments for code, response in (
         fragment.get("responses") or {}).items() if response is not None and str(code)[0] == "2"}
     if named:  # the view's own successes: our guesses (200, 2XX) go, but what it names
-        operation["responses"] = {code: response for code, response in
-                                  operation["responses"].items()
-                                  if code not in ("200", "2XX") or code in named}
+        operation = dict(operation, responses={
+            code: response for code, response in operation["responses"].items()
+            if code not in ("200", "2XX") or code in named})
     for fragment in fragments:
         operation = _deep_merged(operation, fragment)
     return operation
@@ -2640,18 +2672,37 @@ def _merged_parameters(base: List[Any], fragment: List[Any]) -> List[Any]:
     return [theirs.pop(key(parameter), parameter) for parameter in base] + list(theirs.values())
 
 
+#: A `set_openapi` fragment, or a library's document, nested deeper than this is left out of
+#: the document (and the page says so): what merges, converts and writes them recurses, and
+#: a fragment 500 deep would exhaust Python's stack. Real ones nest a few dozen levels.
+_DEEPEST_FRAGMENT = 100
+
+
 class _Unreadable(Exception):
-    """Why the page's form falls back to the data: the end of a sentence ("has more than
-    5,000 parts")."""
+    """Why the document leaves something out, or the page's form falls back to the data: the
+    end of a sentence ("is nested more than 100 levels deep")."""
 
 
-def _library_document(app: Flask) -> Tuple[Dict[Tuple[str, str], Any], Dict[str, Any]]:
+def _deeper_than(value: Any, most: int) -> bool:
+    """Whether lists and dicts nest in ``value`` more than ``most`` levels deep (a dict that
+    holds itself, always). Level by level, not by recursion, which a deep one would exhaust."""
+    level = [value]  # the values at one level: after n steps, those n levels below
+    for _ in range(most):
+        level = [below for one in level if isinstance(one, (dict, list, tuple))
+                 for below in (one.values() if isinstance(one, dict) else one)]
+    return any(isinstance(one, (dict, list, tuple)) for one in level)
+
+
+def _library_document(app: Flask, notes: Dict[Any, str]
+                      ) -> Tuple[Dict[Tuple[str, str], Any], Dict[str, Any]]:
     """What the app's own OpenAPI library (flask-smorest, APIFlask) documents: each
     operation's parameters, body and responses by (path, method), and the components they
-    refer to, in OpenAPI 3.1. None where it has none, or fails: the guesses stand."""
+    refer to, in OpenAPI 3.1. None where it has none; where it fails, none, and a note why."""
     operations, components = {}, {}  # type: Dict[Tuple[str, str], Any], Dict[str, Any]
     try:
         for spec in _library_specs(app):
+            if _deeper_than(spec, _DEEPEST_FRAGMENT):
+                raise _Unreadable("is nested more than {} levels deep".format(_DEEPEST_FRAGMENT))
             if str(spec.get("openapi", "")).startswith("3.0"):
                 spec = _in_3_1(spec)
             components = _deep_merged(components, spec.get("components") or {})
@@ -2662,7 +2713,14 @@ def _library_document(app: Flask) -> Tuple[Dict[Tuple[str, str], Any], Dict[str,
                             "parameters", "requestBody", "responses") if key in operation}
                         operations[path, method] = _deep_merged(  # the path's parameters too
                             {"parameters": item.get("parameters") or []}, operation)
-    except Exception:  # a library's trouble must not cost the app its document
+    except Exception as exc:  # a library's trouble must not cost the app its document
+        library = "flask-smorest" if app.extensions.get("flask-smorest") else "APIFlask"
+        why = str(exc) if isinstance(exc, _Unreadable) else "could not be read ({})".format(
+            type(exc).__name__)
+        app.logger.warning("The OpenAPI document leaves out %s's, which %s", library, why,
+                           exc_info=not isinstance(exc, _Unreadable))
+        notes[None] = "{}'s description of this API {}, so this form is built from the " \
+                      "data.".format(library, why)
         return {}, {}
     return operations, components
 
@@ -2731,7 +2789,7 @@ def _operation_schemas(app: Flask, rule: Any, allowed: List[str]) -> Dict[str, A
     where something stood in the way. Nothing for a body without fields."""
     methods = [method for method in ("POST", "PUT", "PATCH") if method in allowed]
     try:
-        document = openapi_document(app)
+        _, document, notes = _built(app)
     except Exception as exc:  # not a 500 for the page, whose data stands on its own
         why = "The app's OpenAPI document could not be built ({}), so this form is built " \
               "from the data.".format(type(exc).__name__)
@@ -2740,7 +2798,8 @@ def _operation_schemas(app: Flask, rule: Any, allowed: List[str]) -> Dict[str, A
     item = document["paths"].get(path) or {}
     found = {}  # type: Dict[str, Any]
     for method in methods:
-        form = _body_form(document, item.get(method.lower()), None)
+        form = _body_form(document, item.get(method.lower()),
+                          notes.get((path, method)) or notes.get(None))
         if form:
             found[method] = form
     return found
@@ -2749,7 +2808,7 @@ def _operation_schemas(app: Flask, rule: Any, allowed: List[str]) -> Dict[str, A
 def _body_form(document: Dict[str, Any], operation: Any, note: Optional[str]
                ) -> Optional[Dict[str, Any]]:
     """What one operation's form comes from (see `_operation_schemas`): its schema, or why
-    not."""
+    not (``note``: why the document left out what described it)."""
     content = {}  # type: Any
     try:
         body = operation.get("requestBody") if isinstance(operation, dict) else None
@@ -2855,7 +2914,8 @@ def _is_document_request(app: Flask, req: Request) -> bool:
 
 def _openapi_response(app: Flask) -> Response:
     """This app's OpenAPI document, as JSON; browsers get the page, as for any JSON."""
-    return app.response_class(json.dumps(openapi_document(app)), mimetype="application/json")
+    return app.response_class(json.dumps(openapi_document(app), default=str),  # a fragment's
+                              mimetype="application/json")  # date, as its text
 
 
 def _add_openapi_command(app: Flask) -> None:
@@ -2866,7 +2926,7 @@ def _add_openapi_command(app: Flask) -> None:
         @app.cli.command("openapi")
         def print_openapi() -> None:
             """Print the app's OpenAPI document."""
-            click.echo(json.dumps(openapi_document(app), indent=2))
+            click.echo(json.dumps(openapi_document(app), indent=2, default=str))
 
 
 # ---------------------------------------------------------------------------

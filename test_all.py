@@ -4415,7 +4415,7 @@ def test_a_librarys_openapi_3_0_schemas_are_written_as_3_1():
     assert app.test_client().post("/tea", json={"name": None}).get_json() == {"name": None}
 
 
-def test_a_failing_library_leaves_the_document_its_guesses(monkeypatch):
+def test_a_failing_library_leaves_the_document_its_guesses(monkeypatch, caplog):
     _skip_where_the_library_breaks_errors("flask-smorest")
     app = _smorest_things()
     api = app.extensions["flask-smorest"]["apis"][""]["ext_obj"]
@@ -4423,6 +4423,11 @@ def test_a_failing_library_leaves_the_document_its_guesses(monkeypatch):
     post = _operation(_served_document(app), "/things/", "post")
     assert post["requestBody"] == {"content": {"application/json": {"schema": {}}}}
     assert sorted(post["responses"]) == ["200", "2XX", "default"]
+    assert any("flask-smorest" in record.getMessage() and record.exc_info
+               for record in caplog.records)  # the app's log says why, with the traceback
+    assert _embedded_schemas(app.test_client(), "/things/")["POST"] == {
+        "content": ["application/json"], "fallback": "flask-smorest's description of this API "
+        "could not be read (ZeroDivisionError), so this form is built from the data."}
 
 
 def _deep(levels):
@@ -4431,6 +4436,117 @@ def _deep(levels):
     for _ in range(levels - 1):
         value = [value]
     return value
+
+
+def _fragment_app(fragment):
+    """An app whose POST /deep carries ``fragment`` beside a body schema with a field, and
+    whose POST /fine has the same body and nothing else."""
+    app = FlaskAPI(__name__)
+    body = {"requestBody": {"content": {"application/json": {"schema": THING_BODY[
+        "content"]["application/json"]["schema"]}}}}
+
+    @app.route("/deep", methods=["GET", "POST"])
+    @set_openapi(dict(fragment, post=body))
+    def deep():
+        return {}
+
+    @app.route("/fine", methods=["GET", "POST"])
+    @set_openapi({"post": body})
+    def fine():
+        return {}
+    app.testing = True
+    return app
+
+
+def test_a_fragment_at_the_depth_limit_is_merged_and_one_level_deeper_is_left_out(caplog):
+    limit = flask_api._DEEPEST_FRAGMENT
+    at_limit = _fragment_app({"x-deep": _deep(limit - 1)})  # and the fragment itself: 100
+    document = _served_document(at_limit)
+    assert _operation(document, "/deep", "get")["x-deep"] == _deep(limit - 1)
+    assert _embedded_schemas(at_limit.test_client(), "/deep")["POST"]["schema"]
+    over = _fragment_app({"x-deep": _deep(limit)})
+    document = _served_document(over)
+    assert "x-deep" not in _operation(document, "/deep", "get")
+    assert _operation(document, "/deep", "post")["requestBody"]["content"][
+        "application/json"] == {"schema": {}}  # the guesses alone: the fragment is left out
+    assert _embedded_schemas(over.test_client(), "/deep")["POST"] == {"content": [
+        "application/json", "application/x-www-form-urlencoded", "multipart/form-data"],
+        "fallback": "This view's set_openapi fragment is nested more than 100 levels deep, "
+                    "so the document leaves it out and this form is built from the data."}
+    assert _embedded_schemas(over.test_client(), "/fine")["POST"]["schema"]  # only its own
+    assert any("set_openapi fragment is nested more than 100 levels deep" in
+               record.getMessage() for record in caplog.records)  # and the log says so
+
+
+@pytest.mark.parametrize("levels", [300, 500, 5000])
+def test_a_schema_nested_hundreds_deep_in_a_fragment_is_never_a_500_nor_silent(levels):
+    schema = {"type": "string"}
+    for _ in range(levels):  # as issue 37 wrote it: at 500, a RecursionError in the merge
+        schema = {"type": "object", "properties": {"a": schema}}
+    app = _fragment_app({"requestBody": {"content": {"application/json": {"schema": schema}}}})
+    response = app.test_client().get("/openapi.json", headers=JSON)
+    assert response.status_code == 200
+    _validated(response.get_json())
+    client = app.test_client()
+    assert "nested more than 100 levels" in _embedded_schemas(client, "/deep")["POST"][
+        "fallback"]
+    assert _embedded_schemas(client, "/fine")["POST"]["schema"]  # the other routes keep theirs
+    assert _browse(client, "/openapi.json").status_code == 200
+
+
+def _itself():
+    loop = {"description": "A dict that holds itself."}
+    loop["self"] = loop
+    return loop
+
+
+@pytest.mark.parametrize("fragment,why", [
+    ({"responses": ["a list"]}, "could not be merged into the document (AttributeError)"),
+    ({"x-loop": _itself()}, "is nested more than 100 levels deep"),
+    ({"responses": {"201": {"description": "Made."}}, "x-keys": {("a", "tuple"): 1}},
+     "could not be merged into the document (TypeError)"),  # and the guessed 200 comes back
+    ({"post": "not a dict"}, "could not be merged into the document (AttributeError)"),
+], ids=["responses-list", "loop", "tuple-key", "method-text"])
+def test_a_fragment_the_document_cannot_hold_is_left_out_and_said(fragment, why):
+    app = FlaskAPI(__name__)
+
+    @app.route("/odd", methods=["GET", "POST"])
+    @set_openapi(fragment)
+    def odd():
+        return {}
+    app.add_url_rule("/fine", "fine", lambda: {})
+    document = _served_document(app)
+    assert sorted(document["paths"]) == ["/fine", "/odd"]
+    assert sorted(_operation(document, "/odd", "post")["responses"]) == [
+        "200", "2XX", "400", "406", "413", "415"]  # the guesses
+    assert _embedded_schemas(app.test_client(), "/odd")["POST"]["fallback"] == (
+        "This view's set_openapi fragment {}, so the document leaves it out and this form is "
+        "built from the data.".format(why))
+
+
+def test_a_fragments_date_is_written_as_its_text():
+    app = FlaskAPI(__name__)
+
+    @app.route("/when")
+    @set_openapi({"x-since": datetime.date(2024, 5, 1)})
+    def when():
+        return {}
+    assert _operation(_served_document(app), "/when", "get")["x-since"] == "2024-05-01"
+    result = app.test_cli_runner().invoke(args=["openapi"])
+    assert json.loads(result.output)["paths"]["/when"]["get"]["x-since"] == "2024-05-01"
+
+
+def test_a_librarys_document_nested_too_deep_is_left_out_and_said(monkeypatch):
+    _skip_where_the_library_breaks_errors("flask-smorest")
+    app = _smorest_things()
+    api = app.extensions["flask-smorest"]["apis"][""]["ext_obj"]
+    written = api.spec.to_dict()
+    monkeypatch.setattr(api.spec, "to_dict", lambda: dict(written, **{"x-deep": _deep(100)}))
+    post = _operation(_served_document(app), "/things/", "post")
+    assert post["requestBody"] == {"content": {"application/json": {"schema": {}}}}
+    assert _embedded_schemas(app.test_client(), "/things/")["POST"]["fallback"] == (
+        "flask-smorest's description of this API is nested more than 100 levels deep, so this "
+        "form is built from the data.")
 
 
 def test_the_fuzzed_apps_document_the_bodies_their_views_take():
