@@ -2342,6 +2342,9 @@ class _BrowsableMiddleware(_Middleware):
 # ---------------------------------------------------------------------------
 
 _BODY_METHODS = frozenset(["POST", "PUT", "PATCH"])
+_BODIED_METHODS = _BODY_METHODS | {"QUERY"}  # the document's: a QUERY's body is its query
+# The methods an OpenAPI 3.1 path item has a field for. 3.2 adds "query", and keeps any
+# other method under "additionalOperations"; a 3.1 document has no place for them.
 _OPERATION_METHODS = frozenset(["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH",
                                 "TRACE"])
 _ERROR_CODES = {  # the errors the framework itself answers with, and when
@@ -2378,16 +2381,18 @@ def _document(app: Flask, routes: List[_Route], notes: Dict[Any, str]) -> Dict[s
     paths = {}  # type: Dict[str, Dict[str, Any]]
     taken = set()  # type: Set[str]
     own, components = _library_document(app, notes)
+    version = _openapi_version(app)
     for route in routes:
         path, parameters = _path(route.rule)
         item = paths.setdefault(path, {})
         for method in route.methods:  # of two rules with one path, the first is matched
-            if method.lower() not in item:
-                item[method.lower()], note = _operation(app, route, method, parameters, taken,
-                                                        own.get((path, method.lower()), {}))
+            place = _place(item, method, version)
+            if place is not None and place[1] not in place[0]:
+                place[0][place[1]], note = _operation(app, route, method, parameters, taken,
+                                                      own.get((path, method.lower()), {}))
                 if note:
                     notes[path, method] = note
-    tags = sorted({tag for item in paths.values() for operation in item.values()
+    tags = sorted({tag for item in paths.values() for operation in _operations(item)
                    for tag in operation.get("tags", ())})
     if isinstance(app, FlaskAPI):  # its errors' schema, which wins over a library's "Error"
         components.setdefault("schemas", {})["Error"] = _ERROR_SCHEMA
@@ -2404,9 +2409,28 @@ def _document(app: Flask, routes: List[_Route], notes: Dict[Any, str]) -> Dict[s
 
 
 def _openapi_version(app: Flask) -> str:
-    """``OPENAPI_DOCUMENT_VERSION``: "3.1.0", or "3.2.0" for streams' ``itemSchema``. (Not
-    ``OPENAPI_VERSION``: flask-smorest's and APIFlask's, for their own documents.)"""
+    """``OPENAPI_DOCUMENT_VERSION``: "3.1.0", or "3.2.0" for streams' ``itemSchema`` and
+    methods but the eight of 3.1. (Not ``OPENAPI_VERSION``: flask-smorest's and APIFlask's,
+    for their own documents.)"""
     return str(app.config.get("OPENAPI_DOCUMENT_VERSION") or "3.1.0")
+
+
+def _place(item: Dict[str, Any], method: str, version: str) -> Optional[Tuple[Dict[str, Any], str]]:
+    """Where a path item keeps a method's operation: under its field ("get"), 3.2's "query"
+    too, or any other method in 3.2's ``additionalOperations`` by its name as sent. None
+    in 3.1, which has no place for them (the route index still lists them)."""
+    from_3_2 = re.match(r"3\.([2-9]|\d\d)", version) is not None
+    if method in _OPERATION_METHODS or method == "QUERY" and from_3_2:
+        return item, method.lower()
+    if from_3_2:
+        return item.setdefault("additionalOperations", {}), method
+    return None
+
+
+def _operations(item: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """A path item's operations, those under ``additionalOperations`` too."""
+    return [operation for key, operation in item.items() if key != "additionalOperations"] + list(
+        (item.get("additionalOperations") or {}).values())
 
 
 def _info(app: Flask) -> Dict[str, Any]:
@@ -2477,7 +2501,7 @@ def _operation(app: Flask, route: _Route, method: str, parameters: List[Dict[str
     parameters = parameters + _query_parameters(app, route.renderers[method])
     if parameters:
         operation["parameters"] = parameters
-    if method in _BODY_METHODS:
+    if method in _BODIED_METHODS:
         operation["requestBody"] = {"content": {
             str(parser.media_type): {"schema": {} if "json" in str(parser.media_type) else
                                 {"type": "object"}} for parser in route.parsers[method]}}
@@ -2603,7 +2627,7 @@ def _responses(app: Flask, route: _Route, method: str) -> Dict[str, Any]:
     codes = [HTTP_406_NOT_ACCEPTABLE]
     if route.rule.arguments:
         codes.append(HTTP_404_NOT_FOUND)
-    if method in _BODY_METHODS:
+    if method in _BODIED_METHODS:
         codes += [HTTP_400_BAD_REQUEST, HTTP_413_REQUEST_ENTITY_TOO_LARGE,
                   HTTP_415_UNSUPPORTED_MEDIA_TYPE]
     error = {str(renderer.media_type): {"schema": {"$ref": "#/components/schemas/Error"}
@@ -2622,12 +2646,12 @@ def _with_fragments(operation: Dict[str, Any], route: _Route, method: str,
     in. Where they name a success (2xx), it replaces ours."""
     owners = [route.view] + ([route.views[method]] if route.views[method] is not route.view
                              else [])
+    methods = _OPERATION_METHODS.union(["QUERY"], route.methods)  # keys that name a method
     fragments = [own]
     for owner in owners:
         fragment = getattr(owner, "openapi", None) or {}
         for part in ({key: value for key, value in fragment.items()
-                      if str(key).upper() not in _OPERATION_METHODS},
-                     fragment.get(method.lower()) or {}):
+                      if str(key).upper() not in methods}, fragment.get(method.lower()) or {}):
             if _deeper_than(part, _DEEPEST_FRAGMENT):  # before anything recurses into it
                 raise _Unreadable("is nested more than {} levels deep".format(
                     _DEEPEST_FRAGMENT))
@@ -2708,7 +2732,7 @@ def _library_document(app: Flask, notes: Dict[Any, str]
             components = _deep_merged(components, spec.get("components") or {})
             for path, item in (spec.get("paths") or {}).items():
                 for method, operation in item.items():
-                    if method.upper() in _OPERATION_METHODS:
+                    if method.upper() in _OPERATION_METHODS or method == "query":
                         operation = {key: operation[key] for key in (
                             "parameters", "requestBody", "responses") if key in operation}
                         operations[path, method] = _deep_merged(  # the path's parameters too

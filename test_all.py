@@ -3935,6 +3935,50 @@ def test_head_and_options_are_left_out_unless_the_view_names_them():
     assert sorted(paths["/named"]) == ["get", "options"]
 
 
+def _query_app():
+    """An app with QUERY beside GET, a method of its own (BREW), and a fragment for QUERY."""
+    app = FlaskAPI(__name__)
+
+    @app.route("/search", methods=["GET", "QUERY"])
+    @set_openapi({"query": {"summary": "Search by a body.", "requestBody": THING_BODY}})
+    def search():
+        """Search."""
+        return [request.data] if request.method == "QUERY" else []
+    app.add_url_rule("/pot", "pot", lambda: {"brewing": True}, methods=["BREW"])
+    app.add_url_rule("/plain", "plain", lambda: {})
+    return app
+
+
+def test_a_method_openapi_3_1_has_no_field_for_is_left_out_of_its_document():
+    app = _query_app()
+    document = _served_document(app)
+    assert sorted(document["paths"]) == ["/plain", "/search"]  # /pot has only BREW
+    assert sorted(document["paths"]["/search"]) == ["get"]
+    assert _operation(document, "/search", "get")["summary"] == "Search."  # not QUERY's
+    assert app.test_client().open("/search", method="QUERY", json={"name": "cup"},
+                                  headers=JSON).get_json() == [{"name": "cup"}]
+    page, routes = _index(app.test_client())
+    assert routes["/pot"]["methods"] == ["BREW"]  # the route index still lists them
+
+
+def test_openapi_3_2_has_query_as_an_operation_and_other_methods_as_additional_operations():
+    app = _query_app()
+    app.config["OPENAPI_DOCUMENT_VERSION"] = "3.2.0"
+    document = _served_document(app)
+    assert document["openapi"] == "3.2.0"
+    search = document["paths"]["/search"]
+    assert sorted(search) == ["get", "query"]
+    assert search["query"]["summary"] == "Search by a body."
+    assert search["query"]["requestBody"]["content"]["application/json"] == THING_BODY[
+        "content"]["application/json"]  # merged into the guess, with its other types
+    assert sorted(search["query"]["responses"]) == ["200", "2XX", "400", "406", "413", "415"]
+    assert search["query"]["operationId"] == "search_query"
+    pot = document["paths"]["/pot"]
+    assert list(pot) == ["additionalOperations"] and list(pot["additionalOperations"]) == ["BREW"]
+    assert pot["additionalOperations"]["BREW"]["operationId"] == "pot_brew"
+    assert "requestBody" not in pot["additionalOperations"]["BREW"]  # what BREW takes, unsaid
+
+
 def test_request_bodies_and_responses_follow_the_parsers_and_renderers_in_force():
     app = FlaskAPI(__name__)
 
