@@ -2501,7 +2501,7 @@ def _operation(app: Flask, route: _Route, method: str, parameters: List[Dict[str
     parameters = parameters + _query_parameters(app, route.renderers[method])
     if parameters:
         operation["parameters"] = parameters
-    if method in _BODIED_METHODS:
+    if method in _BODIED_METHODS and "requestBody" not in own:  # a library's stays as written
         operation["requestBody"] = {"content": {
             str(parser.media_type): {"schema": {} if "json" in str(parser.media_type) else
                                 {"type": "object"}} for parser in route.parsers[method]}}
@@ -2735,8 +2735,8 @@ def _library_document(app: Flask, notes: Dict[Any, str]
                     if method.upper() in _OPERATION_METHODS or method == "query":
                         operation = {key: operation[key] for key in (
                             "parameters", "requestBody", "responses") if key in operation}
-                        operations[path, method] = _deep_merged(  # the path's parameters too
-                            {"parameters": item.get("parameters") or []}, operation)
+                        operations[path, method] = _form_data_in_body(_deep_merged(
+                            {"parameters": item.get("parameters") or []}, operation), spec)
     except Exception as exc:  # a library's trouble must not cost the app its document
         library = "flask-smorest" if app.extensions.get("flask-smorest") else "APIFlask"
         why = str(exc) if isinstance(exc, _Unreadable) else "could not be read ({})".format(
@@ -2757,6 +2757,66 @@ def _library_specs(app: Flask) -> List[Dict[str, Any]]:
         with app.app_context():
             specs.append(app.spec)  # type: ignore[attr-defined]
     return [spec for spec in specs if isinstance(spec, dict)]  # not APIFlask's YAML
+
+
+# Where OpenAPI 3 has parameters: not 2.0's "formData" and "body", which it sends as the body.
+_PARAMETER_PLACES = frozenset(["query", "header", "path", "cookie"])
+_FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
+
+
+def _form_data_in_body(operation: Dict[str, Any], spec: Dict[str, Any]) -> Dict[str, Any]:
+    """A library's operation with OpenAPI 2.0's ``in: formData`` parameters (flask-smorest
+    writes them for ``location="form"`` beside ``"files"``) as fields of its form body, which
+    is where clients send them and the view reads them. Beside a JSON body, which cannot carry
+    them, they are left out, as are parameters of any other place 3.x lacks (``in: body``)."""
+    parameters = operation.get("parameters") or []
+    kept = [parameter for parameter in parameters if not isinstance(parameter, dict)
+            or "$ref" in parameter or parameter.get("in") in _PARAMETER_PLACES]
+    if len(kept) == len(parameters):
+        return operation
+    fields = [parameter for parameter in parameters if isinstance(parameter, dict)
+              and parameter.get("in") == "formData" and isinstance(parameter.get("name"), str)]
+    operation = dict(operation, parameters=kept)
+    if fields:
+        operation["requestBody"] = _with_fields(operation.get("requestBody"), fields, spec)
+    return operation
+
+
+def _with_fields(body: Any, fields: List[Dict[str, Any]], spec: Dict[str, Any]) -> Any:
+    """A request body whose form types' schemas have these formData parameters as fields too;
+    a form body of them where there was no body."""
+    properties = {field["name"]: dict(field.get("schema") or {}, **{
+        key: field[key] for key in ("description", "deprecated") if key in field})
+        for field in fields}
+    required = [field["name"] for field in fields if field.get("required") is True]
+    if body is None:
+        files = any(schema.get("format") == "binary" for schema in properties.values())
+        body = {"content": {_FORM_TYPES[0 if files else 1]: {}}, "required": bool(required)}
+    content = body.get("content") if isinstance(body, dict) else None
+    if not isinstance(content, dict) or not any(name in content for name in _FORM_TYPES):
+        return body  # none of form type: the fields are left out
+    content = dict(content)
+    for name in _FORM_TYPES:
+        if isinstance(content.get(name), dict):
+            schema = _with_properties(content[name].get("schema"), properties, required, spec)
+            content[name] = dict(content[name], schema=schema)
+    return dict(body, content=content)
+
+
+def _with_properties(schema: Any, properties: Dict[str, Any], required: List[str],
+                     spec: Dict[str, Any]) -> Dict[str, Any]:
+    """An object schema with these properties added (a ``$ref``'s target copied: the
+    component stays as written, for the other operations that may use it)."""
+    schema = schema or {"type": "object"}
+    if isinstance(schema.get("$ref"), str):
+        schema = dict(_target(schema["$ref"], spec), **{
+            key: value for key, value in schema.items() if key != "$ref"})
+    needed = list(schema.get("required") or [])
+    needed += [name for name in required if name not in needed]
+    schema = dict(schema, properties=dict(schema.get("properties") or {}, **properties))
+    if needed:
+        schema["required"] = needed
+    return schema
 
 
 # Where a 3.0 document holds schemas: keys whose value is one (or a list of them), and keys

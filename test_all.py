@@ -4474,6 +4474,184 @@ def test_a_failing_library_leaves_the_document_its_guesses(monkeypatch, caplog):
         "could not be read (ZeroDivisionError), so this form is built from the data."}
 
 
+def _smorest_bodies(version, browsable=True):
+    """A flask-smorest app with the bodies its users write: JSON with a ``Nested`` field that
+    has a description and ``allow_none``; files; ``location="form"``; form fields beside
+    files and beside JSON (the second of which flask-smorest writes as 2.0's formData); a
+    POST that takes no body arguments; and QUERY, on a MethodView and on a plain route."""
+    flask_smorest, ma = _optional("flask_smorest"), _optional("marshmallow")
+    app = Flask(__name__)
+    app.config.update(API_TITLE="Pets", API_VERSION="1", OPENAPI_VERSION=version,
+                      OPENAPI_URL_PREFIX="/", OPENAPI_JSON_PATH="spec.json")
+    api = flask_smorest.Api(app)
+    blueprint = flask_smorest.Blueprint("pets", __name__)
+
+    class Owner(ma.Schema):
+        name = ma.fields.Str(required=True)
+
+    class Pet(ma.Schema):
+        name = ma.fields.Str(required=True)
+        owner = ma.fields.Nested(Owner, allow_none=True, metadata={"description": "Who."})
+
+    class Title(ma.Schema):
+        title = ma.fields.Str(required=True)
+
+    class Photo(ma.Schema):
+        photo = flask_smorest.fields.Upload(required=True)
+
+    def echo(*parts):
+        got = {}
+        for part in parts:
+            got.update({key: getattr(value, "filename", value) for key, value in part.items()})
+        return jsonify(got)
+
+    blueprint.route("/pets", methods=["POST"])(blueprint.arguments(Pet)(echo))
+    blueprint.route("/photos", methods=["POST"], endpoint="photos")(
+        blueprint.arguments(Photo, location="files")(echo))
+    blueprint.route("/titles", methods=["POST"], endpoint="titles")(
+        blueprint.arguments(Title, location="form")(echo))
+    blueprint.route("/albums", methods=["POST"], endpoint="albums")(  # formData: title
+        blueprint.arguments(Title, location="form")(
+            blueprint.arguments(Photo, location="files")(echo)))
+    blueprint.route("/tagged", methods=["POST"], endpoint="tagged")(  # formData beside JSON
+        blueprint.arguments(Title, location="form")(blueprint.arguments(Pet)(echo)))
+    blueprint.route("/ping", methods=["POST"], endpoint="ping")(lambda: jsonify(ping=True))
+
+    @blueprint.route("/search")
+    class Search(MethodView):
+        methods = ["GET", "QUERY"]
+
+        def get(self):
+            return jsonify([])
+
+        @blueprint.arguments(Pet)
+        def query(self, pet):
+            return jsonify([pet])
+    api.register_blueprint(blueprint)
+    app.add_url_rule("/find", "find", lambda: jsonify(request.get_json()), methods=["QUERY"])
+    return _finish(app, browsable)
+
+
+def _apiflask_bodies(version, browsable=True):
+    """The same bodies on APIFlask (which documents no QUERY), at its default OpenAPI
+    version or ``version``."""
+    apiflask = _optional("apiflask")
+    app = apiflask.APIFlask(__name__, spec_path="/spec.json")
+    if version:
+        app.config["OPENAPI_VERSION"] = version
+
+    class Owner(apiflask.Schema):
+        name = apiflask.fields.String(required=True)
+
+    class Pet(apiflask.Schema):
+        name = apiflask.fields.String(required=True)
+        owner = apiflask.fields.Nested(Owner, allow_none=True, metadata={"description": "Who."})
+
+    class Title(apiflask.Schema):
+        title = apiflask.fields.String(required=True)
+
+    class Album(Title):
+        photo = apiflask.fields.File(required=True)
+
+    def echo(**parts):
+        got = {}
+        for part in parts.values():
+            got.update({key: getattr(value, "filename", value) for key, value in part.items()})
+        return got
+
+    app.post("/pets")(app.input(Pet)(echo))
+    app.post("/albums", endpoint="albums")(app.input(Album, location="form_and_files")(echo))
+    app.post("/titles", endpoint="titles")(app.input(Title, location="form")(echo))
+    app.route("/find", methods=["QUERY"])(lambda: request.get_json())
+    return _finish(app, browsable)
+
+
+LIBRARY_BODIES = {("flask-smorest", "3.0.3"): _smorest_bodies,
+                  ("flask-smorest", "3.1.0"): _smorest_bodies,
+                  ("apiflask", None): _apiflask_bodies, ("apiflask", "3.0.3"): _apiflask_bodies}
+
+
+def _own_document(app):
+    """The app's own library's document, as its own URL serves it: the bytes, and parsed."""
+    response = app.test_client().get("/spec.json")
+    assert response.status_code == 200
+    return response.data, response.get_json()
+
+
+@pytest.mark.parametrize("document_version", ["3.1.0", "3.2.0"])
+@pytest.mark.parametrize("library,version", sorted(LIBRARY_BODIES, key=str))
+def test_every_wrapped_librarys_document_is_valid_openapi_and_its_own_stays_byte_for_byte(
+        library, version, document_version):
+    _skip_where_the_library_breaks_errors("flask-smorest")
+    make = LIBRARY_BODIES[library, version]
+    own, _ = _own_document(make(version, browsable=False))
+    app = make(version)
+    app.config["OPENAPI_DOCUMENT_VERSION"] = document_version
+    document = _served_document(app)
+    assert document["openapi"] == document_version
+    assert _own_document(app)[0] == own  # byte for byte, the wrapper's document served too
+    assert set(document["paths"]) >= {"/pets", "/albums", "/titles"}
+    assert not [parameter for item in document["paths"].values()
+                for operation in item.values()  # no additionalOperations: no such method
+                for parameter in operation.get("parameters", ()) if parameter["in"] not in (
+                    "query", "header", "path", "cookie")]  # no formData, no body
+    queries = [path for path, item in document["paths"].items() if "query" in item]
+    assert queries == ([] if document_version == "3.1.0" else
+                       ["/find", "/search"] if library == "flask-smorest" else ["/find"])
+
+
+@pytest.mark.parametrize("library,version", sorted(LIBRARY_BODIES, key=str))
+def test_a_body_a_library_documents_is_kept_as_it_wrote_it_with_no_json_beside_it(
+        library, version):
+    _skip_where_the_library_breaks_errors("flask-smorest")
+    app = LIBRARY_BODIES[library, version](version)
+    _, own = _own_document(app)
+    document = _served_document(app)
+    for path in ("/pets", "/titles", "/albums" if library == "apiflask" else "/photos"):
+        written = own["paths"][path]["post"]["requestBody"]
+        assert _operation(document, path, "post")["requestBody"] == written, path
+    client = app.test_client()
+    photo = {"photo": (io.BytesIO(b"jpeg"), "cat.jpg"), "title": "Cat"}
+    album = "/albums" if library == "apiflask" else "/photos"
+    assert client.post(album, data=photo).status_code == 200
+    assert client.post(album, json={"title": "Cat"}).status_code == 422  # as documented:
+    assert "application/json" not in _operation(document, album, "post")[  # no JSON here
+        "requestBody"]["content"]
+    if library == "flask-smorest":  # a POST that documents no body: JSON, as for any app
+        assert _operation(document, "/ping", "post")["requestBody"] == {
+            "content": {"application/json": {"schema": {}}}}
+
+
+@pytest.mark.parametrize("version", ["3.0.3", "3.1.0"])
+def test_flask_smorests_form_data_parameters_become_its_form_bodys_fields(version):
+    _skip_where_the_library_breaks_errors("flask-smorest")
+    app = _smorest_bodies(version)
+    _, own = _own_document(app)
+    assert [(p["in"], p["name"]) for p in own["paths"]["/albums"]["post"]["parameters"]] == [
+        ("formData", "title")]  # what flask-smorest writes, which no OpenAPI 3 has
+    document = _served_document(app)
+    albums = _operation(document, "/albums", "post")
+    assert [p["name"] for p in albums["parameters"]] == ["format"]
+    schema = albums["requestBody"]["content"]["multipart/form-data"]["schema"]
+    assert schema["properties"] == {"photo": {"type": "string", "format": "binary"},
+                                    "title": {"type": "string"}}
+    assert schema["required"] == ["photo", "title"]
+    assert document["components"]["schemas"]["Photo"]["properties"] == {  # left as written
+        "photo": {"type": "string", "format": "binary"}}
+    client = app.test_client()
+    assert client.post("/albums", data={"photo": (io.BytesIO(b"jpeg"), "cat.jpg"),
+                                        "title": "Cat"}).get_json() == {
+        "photo": "cat.jpg", "title": "Cat"}  # the body the document describes is taken
+    assert client.post("/albums", data={"photo": (io.BytesIO(b"jpeg"), "cat.jpg")}
+                       ).status_code == 422  # and its title is needed
+    tagged = _operation(document, "/tagged", "post")
+    assert list(tagged["requestBody"]["content"]) == ["application/json"]  # beside JSON,
+    assert [p["name"] for p in tagged["parameters"]] == ["format"]  # which cannot carry them
+    form = _embedded_schemas(app.test_client(), "/albums")["POST"]
+    assert form["content"] == ["multipart/form-data"]
+    assert set(form["schema"]["properties"]) == {"photo", "title"}
+
+
 def _deep(levels):
     """A value of lists nested ``levels`` deep: ``[[[]]]`` is 3."""
     value = []
