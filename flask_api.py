@@ -2754,8 +2754,14 @@ def _library_specs(app: Flask) -> List[Dict[str, Any]]:
     apis = app.extensions.get("flask-smorest", {}).get("apis", {})
     specs = [api["ext_obj"].spec.to_dict() for api in apis.values()]
     if isinstance(getattr(type(app), "spec", None), property):  # APIFlask's, built anew
-        with app.app_context():
-            specs.append(app.spec)  # type: ignore[attr-defined]
+        # It keeps what it serves at its own URL (servers from the Host of the request that
+        # made it): ours, built anew here, must not replace that.
+        served = getattr(app, "_spec", None)
+        try:
+            with app.app_context():
+                specs.append(app.spec)  # type: ignore[attr-defined]
+        finally:
+            app._spec = served  # type: ignore[attr-defined]
     return [spec for spec in specs if isinstance(spec, dict)]  # not APIFlask's YAML
 
 

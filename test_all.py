@@ -4849,6 +4849,18 @@ def test_an_apps_own_openapi_library_sees_no_trace_of_browsableapi(spec_path):
     assert "/pets" in ours["paths"]  # APIFlask's, where it serves it; else ours
 
 
+def test_building_the_wrappers_document_leaves_apiflasks_own_as_it_would_be():
+    """APIFlask keeps the document it serves, servers from the Host of the request that made
+    it; the wrapper reading it (for its document, or a page's form) must not replace it."""
+    wrapped, plain = _apiflask_pets(True, spec_path="/spec"), _apiflask_pets(False,
+                                                                             spec_path="/spec")
+    page = _browse(wrapped.test_client(), "/pets", base_url="http://first.example")
+    assert page.find("script", id="api-schemas")  # the wrapper has read APIFlask's document
+    own = wrapped.test_client().get("/spec", base_url="http://second.example")
+    assert own.data == plain.test_client().get("/spec", base_url="http://second.example").data
+    assert own.get_json()["servers"] == [{"url": "http://second.example/"}]
+
+
 @pytest.mark.parametrize("make", [FlaskAPI, Flask])
 def test_the_document_is_served_without_a_rule_so_the_app_may_add_its_own_later(make):
     app = make(__name__)
