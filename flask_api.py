@@ -2342,6 +2342,9 @@ class _BrowsableMiddleware(_Middleware):
 # ---------------------------------------------------------------------------
 
 _BODY_METHODS = frozenset(["POST", "PUT", "PATCH"])
+_BODIED_METHODS = _BODY_METHODS | {"QUERY"}  # the document's: a QUERY's body is its query
+# The methods an OpenAPI 3.1 path item has a field for. 3.2 adds "query", and keeps any
+# other method under "additionalOperations"; a 3.1 document has no place for them.
 _OPERATION_METHODS = frozenset(["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH",
                                 "TRACE"])
 _ERROR_CODES = {  # the errors the framework itself answers with, and when
@@ -2359,25 +2362,37 @@ _RULE_VARIABLE = re.compile(r"<(?:(\w+)(?:\((.*?)\))?:)?(\w+)>")
 
 def openapi_document(app: Flask) -> Dict[str, Any]:
     """The app's OpenAPI 3.1 document, built on first use and again when routes change."""
+    return cast(Dict[str, Any], _built(app)[1])
+
+
+def _built(app: Flask) -> Tuple[_Routes, Dict[str, Any], Dict[Any, str]]:
+    """The routes, the document and its notes: why it left out a fragment, by (path, method),
+    or the app's library's document (None), in a sentence for the page's form to show."""
     routes = _described_routes(app)
     cached = app.extensions.get("flask_api_openapi")
     if cached is None or cached[0] is not routes:
-        cached = app.extensions["flask_api_openapi"] = (routes, _document(app, routes.routes))
-    return cast(Dict[str, Any], cached[1])
+        notes = {}  # type: Dict[Any, str]
+        cached = app.extensions["flask_api_openapi"] = (
+            routes, _document(app, routes.routes, notes), notes)
+    return cast(Tuple[_Routes, Dict[str, Any], Dict[Any, str]], cached)
 
 
-def _document(app: Flask, routes: List[_Route]) -> Dict[str, Any]:
+def _document(app: Flask, routes: List[_Route], notes: Dict[Any, str]) -> Dict[str, Any]:
     paths = {}  # type: Dict[str, Dict[str, Any]]
     taken = set()  # type: Set[str]
-    own, components = _library_document(app)
+    own, components = _library_document(app, notes)
+    version = _openapi_version(app)
     for route in routes:
         path, parameters = _path(route.rule)
         item = paths.setdefault(path, {})
         for method in route.methods:  # of two rules with one path, the first is matched
-            if method.lower() not in item:
-                item[method.lower()] = _operation(app, route, method, parameters, taken,
-                                                  own.get((path, method.lower()), {}))
-    tags = sorted({tag for item in paths.values() for operation in item.values()
+            place = _place(item, method, version)
+            if place is not None and place[1] not in place[0]:
+                place[0][place[1]], note = _operation(app, route, method, parameters, taken,
+                                                      own.get((path, method.lower()), {}))
+                if note:
+                    notes[path, method] = note
+    tags = sorted({tag for item in paths.values() for operation in _operations(item)
                    for tag in operation.get("tags", ())})
     if isinstance(app, FlaskAPI):  # its errors' schema, which wins over a library's "Error"
         components.setdefault("schemas", {})["Error"] = _ERROR_SCHEMA
@@ -2394,9 +2409,28 @@ def _document(app: Flask, routes: List[_Route]) -> Dict[str, Any]:
 
 
 def _openapi_version(app: Flask) -> str:
-    """``OPENAPI_DOCUMENT_VERSION``: "3.1.0", or "3.2.0" for streams' ``itemSchema``. (Not
-    ``OPENAPI_VERSION``: flask-smorest's and APIFlask's, for their own documents.)"""
+    """``OPENAPI_DOCUMENT_VERSION``: "3.1.0", or "3.2.0" for streams' ``itemSchema`` and
+    methods but the eight of 3.1. (Not ``OPENAPI_VERSION``: flask-smorest's and APIFlask's,
+    for their own documents.)"""
     return str(app.config.get("OPENAPI_DOCUMENT_VERSION") or "3.1.0")
+
+
+def _place(item: Dict[str, Any], method: str, version: str) -> Optional[Tuple[Dict[str, Any], str]]:
+    """Where a path item keeps a method's operation: under its field ("get"), 3.2's "query"
+    too, or any other method in 3.2's ``additionalOperations`` by its name as sent. None
+    in 3.1, which has no place for them (the route index still lists them)."""
+    from_3_2 = re.match(r"3\.([2-9]|\d\d)", version) is not None
+    if method in _OPERATION_METHODS or method == "QUERY" and from_3_2:
+        return item, method.lower()
+    if from_3_2:
+        return item.setdefault("additionalOperations", {}), method
+    return None
+
+
+def _operations(item: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """A path item's operations, those under ``additionalOperations`` too."""
+    return [operation for key, operation in item.items() if key != "additionalOperations"] + list(
+        (item.get("additionalOperations") or {}).values())
 
 
 def _info(app: Flask) -> Dict[str, Any]:
@@ -2452,7 +2486,9 @@ def _bounded(number: str, low: Any, high: Any, signed: bool) -> Dict[str, Any]:
 
 
 def _operation(app: Flask, route: _Route, method: str, parameters: List[Dict[str, Any]],
-               taken: Set[str], own: Dict[str, Any]) -> Dict[str, Any]:
+               taken: Set[str], own: Dict[str, Any]) -> Tuple[Dict[str, Any], Optional[str]]:
+    """A method's operation: our guesses, what the app's library (``own``) and the view's
+    fragments say merged in; and, where the fragments had to be left out, why."""
     summary, _, description = (_view_doc(route.views[method]) or route.doc).partition("\n")
     operation = {"operationId": _operation_id(route.rule.endpoint, method, taken)}  # type: Any
     if summary.strip():
@@ -2465,15 +2501,31 @@ def _operation(app: Flask, route: _Route, method: str, parameters: List[Dict[str
     parameters = parameters + _query_parameters(app, route.renderers[method])
     if parameters:
         operation["parameters"] = parameters
-    if method in _BODY_METHODS:
+    if method in _BODIED_METHODS and "requestBody" not in own:  # a library's stays as written
         operation["requestBody"] = {"content": {
             str(parser.media_type): {"schema": {} if "json" in str(parser.media_type) else
                                 {"type": "object"}} for parser in route.parsers[method]}}
     operation["responses"] = _responses(app, route, method)
-    operation = _with_fragments(operation, route, method, own)
+    try:
+        return _finished(app, route, method, _with_fragments(operation, route, method, own)), None
+    except Exception as exc:  # whatever a fragment holds, /openapi.json must not be a 500
+        why = str(exc) if isinstance(exc, _Unreadable) else (
+            "could not be merged into the document ({})".format(type(exc).__name__))
+        app.logger.warning("The OpenAPI document leaves out the fragments of %s %s: the "
+                           "set_openapi fragment %s", method, route.rule.rule, why)
+        return _finished(app, route, method, operation), (
+            "This view's set_openapi fragment {}, so the document leaves it out and this form "
+            "is built from the data.".format(why))
+
+
+def _finished(app: Flask, route: _Route, method: str, operation: Dict[str, Any]
+              ) -> Dict[str, Any]:
+    """The operation with its responses' media types, and its stream's where it streams;
+    checked to be something JSON can write, so that serving the document cannot fail."""
     _add_media_types(operation.get("responses", {}).values(), route.renderers[method])
     if _streams(app, route.views[method], operation):
         _add_stream_types(app, operation, _openapi_version(app))
+    json.dumps(operation, default=str)  # a key JSON has no form for, or a loop, raises here
     return operation
 
 
@@ -2575,7 +2627,7 @@ def _responses(app: Flask, route: _Route, method: str) -> Dict[str, Any]:
     codes = [HTTP_406_NOT_ACCEPTABLE]
     if route.rule.arguments:
         codes.append(HTTP_404_NOT_FOUND)
-    if method in _BODY_METHODS:
+    if method in _BODIED_METHODS:
         codes += [HTTP_400_BAD_REQUEST, HTTP_413_REQUEST_ENTITY_TOO_LARGE,
                   HTTP_415_UNSUPPORTED_MEDIA_TYPE]
     error = {str(renderer.media_type): {"schema": {"$ref": "#/components/schemas/Error"}
@@ -2594,18 +2646,22 @@ def _with_fragments(operation: Dict[str, Any], route: _Route, method: str,
     in. Where they name a success (2xx), it replaces ours."""
     owners = [route.view] + ([route.views[method]] if route.views[method] is not route.view
                              else [])
+    methods = _OPERATION_METHODS.union(["QUERY"], route.methods)  # keys that name a method
     fragments = [own]
     for owner in owners:
         fragment = getattr(owner, "openapi", None) or {}
-        fragments.append({key: value for key, value in fragment.items()
-                          if key.upper() not in _OPERATION_METHODS})
-        fragments.append(fragment.get(method.lower()) or {})
+        for part in ({key: value for key, value in fragment.items()
+                      if str(key).upper() not in methods}, fragment.get(method.lower()) or {}):
+            if _deeper_than(part, _DEEPEST_FRAGMENT):  # before anything recurses into it
+                raise _Unreadable("is nested more than {} levels deep".format(
+                    _DEEPEST_FRAGMENT))
+            fragments.append(part)
     named = {str(code) for fragment in fragments for code, response in (
         fragment.get("responses") or {}).items() if response is not None and str(code)[0] == "2"}
     if named:  # the view's own successes: our guesses (200, 2XX) go, but what it names
-        operation["responses"] = {code: response for code, response in
-                                  operation["responses"].items()
-                                  if code not in ("200", "2XX") or code in named}
+        operation = dict(operation, responses={
+            code: response for code, response in operation["responses"].items()
+            if code not in ("200", "2XX") or code in named})
     for fragment in fragments:
         operation = _deep_merged(operation, fragment)
     return operation
@@ -2640,24 +2696,55 @@ def _merged_parameters(base: List[Any], fragment: List[Any]) -> List[Any]:
     return [theirs.pop(key(parameter), parameter) for parameter in base] + list(theirs.values())
 
 
-def _library_document(app: Flask) -> Tuple[Dict[Tuple[str, str], Any], Dict[str, Any]]:
+#: A `set_openapi` fragment, or a library's document, nested deeper than this is left out of
+#: the document (and the page says so): what merges, converts and writes them recurses, and
+#: a fragment 500 deep would exhaust Python's stack. Real ones nest a few dozen levels.
+_DEEPEST_FRAGMENT = 100
+
+
+class _Unreadable(Exception):
+    """Why the document leaves something out, or the page's form falls back to the data: the
+    end of a sentence ("is nested more than 100 levels deep")."""
+
+
+def _deeper_than(value: Any, most: int) -> bool:
+    """Whether lists and dicts nest in ``value`` more than ``most`` levels deep (a dict that
+    holds itself, always). Level by level, not by recursion, which a deep one would exhaust."""
+    level = [value]  # the values at one level: after n steps, those n levels below
+    for _ in range(most):
+        level = [below for one in level if isinstance(one, (dict, list, tuple))
+                 for below in (one.values() if isinstance(one, dict) else one)]
+    return any(isinstance(one, (dict, list, tuple)) for one in level)
+
+
+def _library_document(app: Flask, notes: Dict[Any, str]
+                      ) -> Tuple[Dict[Tuple[str, str], Any], Dict[str, Any]]:
     """What the app's own OpenAPI library (flask-smorest, APIFlask) documents: each
     operation's parameters, body and responses by (path, method), and the components they
-    refer to, in OpenAPI 3.1. None where it has none, or fails: the guesses stand."""
+    refer to, in OpenAPI 3.1. None where it has none; where it fails, none, and a note why."""
     operations, components = {}, {}  # type: Dict[Tuple[str, str], Any], Dict[str, Any]
     try:
         for spec in _library_specs(app):
+            if _deeper_than(spec, _DEEPEST_FRAGMENT):
+                raise _Unreadable("is nested more than {} levels deep".format(_DEEPEST_FRAGMENT))
             if str(spec.get("openapi", "")).startswith("3.0"):
                 spec = _in_3_1(spec)
             components = _deep_merged(components, spec.get("components") or {})
             for path, item in (spec.get("paths") or {}).items():
                 for method, operation in item.items():
-                    if method.upper() in _OPERATION_METHODS:
+                    if method.upper() in _OPERATION_METHODS or method == "query":
                         operation = {key: operation[key] for key in (
                             "parameters", "requestBody", "responses") if key in operation}
-                        operations[path, method] = _deep_merged(  # the path's parameters too
-                            {"parameters": item.get("parameters") or []}, operation)
-    except Exception:  # a library's trouble must not cost the app its document
+                        operations[path, method] = _form_data_in_body(_deep_merged(
+                            {"parameters": item.get("parameters") or []}, operation), spec)
+    except Exception as exc:  # a library's trouble must not cost the app its document
+        library = "flask-smorest" if app.extensions.get("flask-smorest") else "APIFlask"
+        why = str(exc) if isinstance(exc, _Unreadable) else "could not be read ({})".format(
+            type(exc).__name__)
+        app.logger.warning("The OpenAPI document leaves out %s's, which %s", library, why,
+                           exc_info=not isinstance(exc, _Unreadable))
+        notes[None] = "{}'s description of this API {}, so this form is built from the " \
+                      "data.".format(library, why)
         return {}, {}
     return operations, components
 
@@ -2667,16 +2754,82 @@ def _library_specs(app: Flask) -> List[Dict[str, Any]]:
     apis = app.extensions.get("flask-smorest", {}).get("apis", {})
     specs = [api["ext_obj"].spec.to_dict() for api in apis.values()]
     if isinstance(getattr(type(app), "spec", None), property):  # APIFlask's, built anew
-        with app.app_context():
-            specs.append(app.spec)  # type: ignore[attr-defined]
+        # It keeps what it serves at its own URL (servers from the Host of the request that
+        # made it): ours, built anew here, must not replace that.
+        served = getattr(app, "_spec", None)
+        try:
+            with app.app_context():
+                specs.append(app.spec)  # type: ignore[attr-defined]
+        finally:
+            app._spec = served  # type: ignore[attr-defined]
     return [spec for spec in specs if isinstance(spec, dict)]  # not APIFlask's YAML
+
+
+# Where OpenAPI 3 has parameters: not 2.0's "formData" and "body", which it sends as the body.
+_PARAMETER_PLACES = frozenset(["query", "header", "path", "cookie"])
+_FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
+
+
+def _form_data_in_body(operation: Dict[str, Any], spec: Dict[str, Any]) -> Dict[str, Any]:
+    """A library's operation with OpenAPI 2.0's ``in: formData`` parameters (flask-smorest
+    writes them for ``location="form"`` beside ``"files"``) as fields of its form body, which
+    is where clients send them and the view reads them. Beside a JSON body, which cannot carry
+    them, they are left out, as are parameters of any other place 3.x lacks (``in: body``)."""
+    parameters = operation.get("parameters") or []
+    kept = [parameter for parameter in parameters if not isinstance(parameter, dict)
+            or "$ref" in parameter or parameter.get("in") in _PARAMETER_PLACES]
+    if len(kept) == len(parameters):
+        return operation
+    fields = [parameter for parameter in parameters if isinstance(parameter, dict)
+              and parameter.get("in") == "formData" and isinstance(parameter.get("name"), str)]
+    operation = dict(operation, parameters=kept)
+    if fields:
+        operation["requestBody"] = _with_fields(operation.get("requestBody"), fields, spec)
+    return operation
+
+
+def _with_fields(body: Any, fields: List[Dict[str, Any]], spec: Dict[str, Any]) -> Any:
+    """A request body whose form types' schemas have these formData parameters as fields too;
+    a form body of them where there was no body."""
+    properties = {field["name"]: dict(field.get("schema") or {}, **{
+        key: field[key] for key in ("description", "deprecated") if key in field})
+        for field in fields}
+    required = [field["name"] for field in fields if field.get("required") is True]
+    if body is None:
+        files = any(schema.get("format") == "binary" for schema in properties.values())
+        body = {"content": {_FORM_TYPES[0 if files else 1]: {}}, "required": bool(required)}
+    content = body.get("content") if isinstance(body, dict) else None
+    if not isinstance(content, dict) or not any(name in content for name in _FORM_TYPES):
+        return body  # none of form type: the fields are left out
+    content = dict(content)
+    for name in _FORM_TYPES:
+        if isinstance(content.get(name), dict):
+            schema = _with_properties(content[name].get("schema"), properties, required, spec)
+            content[name] = dict(content[name], schema=schema)
+    return dict(body, content=content)
+
+
+def _with_properties(schema: Any, properties: Dict[str, Any], required: List[str],
+                     spec: Dict[str, Any]) -> Dict[str, Any]:
+    """An object schema with these properties added (a ``$ref``'s target copied: the
+    component stays as written, for the other operations that may use it)."""
+    schema = schema or {"type": "object"}
+    if isinstance(schema.get("$ref"), str):
+        schema = dict(_target(schema["$ref"], spec), **{
+            key: value for key, value in schema.items() if key != "$ref"})
+    needed = list(schema.get("required") or [])
+    needed += [name for name in required if name not in needed]
+    schema = dict(schema, properties=dict(schema.get("properties") or {}, **properties))
+    if needed:
+        schema["required"] = needed
+    return schema
 
 
 # Where a 3.0 document holds schemas: keys whose value is one (or a list of them), and keys
 # whose value maps names to them. Examples, defaults and enums are data, left as they are.
 _SCHEMA_KEYS = frozenset(["schema", "items", "additionalProperties", "not", "allOf", "anyOf",
                           "oneOf"])
-_SCHEMA_MAPS = frozenset(["properties", "schemas"])
+_SCHEMA_MAPS = frozenset(["properties", "patternProperties", "$defs", "schemas"])
 _DATA_KEYS = frozenset(["example", "examples", "default", "enum", "const"])
 
 
@@ -2709,58 +2862,122 @@ def _schema_3_1(schema: Dict[str, Any]) -> Dict[str, Any]:
     return schema
 
 
-#: A request body's schema that the page's form is built from has at most this many nodes,
-#: and ``$ref``s at most this deep: a bigger one gets the form from the data. A ``$ref`` back
-#: into itself (a tree's children) is cut there, and becomes a box of JSON.
+#: A request body's schema that the page's form is built from has at most this many parts
+#: (each key and each array item counts, an enum's values too) and nests objects and arrays
+#: at most this many levels deep, ``$ref``s resolved; past either, the form comes from the
+#: data and says why. A ``$ref`` back into itself (a tree's children), or more than
+#: `_DEEPEST_REF` deep, is cut there, and becomes a box of JSON.
 _MOST_SCHEMA_NODES = 5000
+_DEEPEST_SCHEMA = 64
 _DEEPEST_REF = 16
 
 
 def _operation_schemas(app: Flask, rule: Any, allowed: List[str]) -> Dict[str, Any]:
-    """For each body method of the rule, its operation's body schema that has fields: the
-    JSON one, else a form type's. A document that cannot be read gives none."""
-    found = {}  # type: Dict[str, Any]
+    """For each body method of the rule, what its form comes from: ``{"content": [media
+    types], "schema": schema}``, its operation's body schema that has fields, the JSON one
+    else a form type's; or ``{"content": [...], "fallback": sentence}``, why there is none
+    where something stood in the way. Nothing for a body without fields."""
+    methods = [method for method in ("POST", "PUT", "PATCH") if method in allowed]
     try:
-        document = openapi_document(app)
-        item = document["paths"].get(_path(rule)[0]) or {}
-        for method in [method for method in ("POST", "PUT", "PATCH") if method in allowed]:
-            body = (item.get(method.lower()) or {}).get("requestBody")
-            content = (_resolved(body, document, (), [_MOST_SCHEMA_NODES]) or {}).get(
-                "content") or {}
-            schemas = [content[name].get("schema") for name in sorted(content, key=lambda name: (
-                "json" not in name, name != "multipart/form-data"))]
-            schemas = [schema for schema in schemas if isinstance(schema, dict) and isinstance(
-                schema.get("properties"), dict) and schema["properties"]]
-            if schemas:
-                found[method] = {"content": list(content), "schema": schemas[0]}
-    except Exception:  # a library's or a fragment's broken document: the form from the data
-        return {}
+        _, document, notes = _built(app)
+    except Exception as exc:  # not a 500 for the page, whose data stands on its own
+        why = "The app's OpenAPI document could not be built ({}), so this form is built " \
+              "from the data.".format(type(exc).__name__)
+        return {method: {"content": [], "fallback": why} for method in methods}
+    path = _path(rule)[0]
+    item = document["paths"].get(path) or {}
+    found = {}  # type: Dict[str, Any]
+    for method in methods:
+        form = _body_form(document, item.get(method.lower()),
+                          notes.get((path, method)) or notes.get(None))
+        if form:
+            found[method] = form
     return found
 
 
+def _body_form(document: Dict[str, Any], operation: Any, note: Optional[str]
+               ) -> Optional[Dict[str, Any]]:
+    """What one operation's form comes from (see `_operation_schemas`): its schema, or why
+    not (``note``: why the document left out what described it)."""
+    content = {}  # type: Any
+    try:
+        body = operation.get("requestBody") if isinstance(operation, dict) else None
+        if isinstance(body, dict) and isinstance(body.get("$ref"), str):
+            body = _target(body["$ref"], document)
+        content = (body or {}).get("content") or {}
+        for name in sorted(content, key=lambda name: (
+                "json" not in name, name != "multipart/form-data")):
+            schema = _resolved(content[name].get("schema"), document, (), [_MOST_SCHEMA_NODES])
+            if _has_fields(schema):
+                return {"content": list(content), "schema": schema}
+    except _Unreadable as exc:
+        note = "The request body's schema {}, so this form is built from the data.".format(exc)
+    except Exception as exc:  # a library's or a fragment's document of another shape
+        note = "The request body's description could not be read ({}), so this form is " \
+               "built from the data.".format(type(exc).__name__)
+    if not note:
+        return None
+    return {"content": [str(name) for name in content] if isinstance(content, dict) else [],
+            "fallback": note}
+
+
+def _has_fields(schema: Any) -> bool:
+    """Whether a schema gives a form fields: its properties, or those of a member of its
+    ``allOf``, ``anyOf`` or ``oneOf`` (a library's wrapper, or a choice of shapes)."""
+    if not isinstance(schema, dict):
+        return False
+    if isinstance(schema.get("properties"), dict) and schema["properties"]:
+        return True
+    return any(_has_fields(member) for key in ("allOf", "anyOf", "oneOf")
+               if isinstance(schema.get(key), list) for member in schema[key])
+
+
 def _resolved(value: Any, document: Dict[str, Any], refs: Tuple[str, ...],
-              budget: List[int]) -> Any:
-    """A copy of part of the document with each local ``$ref`` replaced by what it points at
-    (its other keys kept), cut where `_MOST_SCHEMA_NODES` and `_DEEPEST_REF` say."""
+              budget: List[int], depth: int = 0, kind: str = "schema") -> Any:
+    """A copy of a schema with each local ``$ref`` replaced by what it points at (its other
+    keys kept), every part counted into ``budget`` and bounded as `_MOST_SCHEMA_NODES`,
+    `_DEEPEST_SCHEMA` and `_DEEPEST_REF` say. ``kind``: "schema"; "names", a map of
+    schemas by name (``properties``); or "data" (an enum, a default), copied unresolved."""
     budget[0] -= 1
     if budget[0] < 0:
-        raise ValueError("a schema too big for the page's form")
-    if isinstance(value, list):
-        return [_resolved(item, document, refs, budget) for item in value]
-    if not isinstance(value, dict):
+        raise _Unreadable("has more than {:,} parts".format(_MOST_SCHEMA_NODES))
+    if not isinstance(value, (dict, list)):
         return value
+    if depth >= _DEEPEST_SCHEMA:
+        raise _Unreadable("is nested more than {} levels deep".format(_DEEPEST_SCHEMA))
+    if isinstance(value, list):
+        return [_resolved(item, document, refs, budget, depth + 1, kind) for item in value]
     ref = value.get("$ref")
-    if isinstance(ref, str):
+    if isinstance(ref, str) and kind != "data":
         if ref in refs or len(refs) >= _DEEPEST_REF or not ref.startswith("#/"):
             return {}
-        target = document  # type: Any
+        budget[0] += 1  # what it points at takes its place, and is counted itself
+        siblings = {key: below for key, below in value.items() if key != "$ref"}
+        return _resolved(dict(_target(ref, document), **siblings), document, refs + (ref,),
+                         budget, depth, kind)
+    return {key: _resolved(below, document, refs, budget, depth + 1, _kind_below(kind, key))
+            for key, below in value.items()}
+
+
+def _kind_below(kind: str, key: str) -> str:
+    """What the value of ``key`` is, in a dict of this kind (see `_resolved`): in data, data;
+    in a map by name, a schema; in a schema, as its keyword says."""
+    if kind != "schema":
+        return "data" if kind == "data" else "schema"
+    return "data" if key in _DATA_KEYS else "names" if key in _SCHEMA_MAPS else "schema"
+
+
+def _target(ref: str, document: Any) -> Any:
+    """What a local ``$ref`` ("#/components/schemas/Pet") points at in the document."""
+    target = document
+    try:
         for part in ref[2:].split("/"):
             part = part.replace("~1", "/").replace("~0", "~")
             target = target[int(part)] if isinstance(target, list) else target[part]
-        siblings = {key: below for key, below in value.items() if key != "$ref"}
-        return _resolved(dict(target, **siblings), document, refs + (ref,), budget)
-    return {key: below if key in _DATA_KEYS else _resolved(below, document, refs, budget)
-            for key, below in value.items()}
+    except (LookupError, TypeError, ValueError):
+        raise _Unreadable("refers to {}, which the document does not have".format(
+            ref if len(ref) <= 100 else ref[:99] + "\u2026")) from None
+    return target
 
 
 def set_openapi(fragment: Dict[str, Any]) -> Any:
@@ -2787,7 +3004,8 @@ def _is_document_request(app: Flask, req: Request) -> bool:
 
 def _openapi_response(app: Flask) -> Response:
     """This app's OpenAPI document, as JSON; browsers get the page, as for any JSON."""
-    return app.response_class(json.dumps(openapi_document(app)), mimetype="application/json")
+    return app.response_class(json.dumps(openapi_document(app), default=str),  # a fragment's
+                              mimetype="application/json")  # date, as its text
 
 
 def _add_openapi_command(app: Flask) -> None:
@@ -2798,7 +3016,7 @@ def _add_openapi_command(app: Flask) -> None:
         @app.cli.command("openapi")
         def print_openapi() -> None:
             """Print the app's OpenAPI document."""
-            click.echo(json.dumps(openapi_document(app), indent=2))
+            click.echo(json.dumps(openapi_document(app), indent=2, default=str))
 
 
 # ---------------------------------------------------------------------------

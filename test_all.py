@@ -3935,6 +3935,50 @@ def test_head_and_options_are_left_out_unless_the_view_names_them():
     assert sorted(paths["/named"]) == ["get", "options"]
 
 
+def _query_app():
+    """An app with QUERY beside GET, a method of its own (BREW), and a fragment for QUERY."""
+    app = FlaskAPI(__name__)
+
+    @app.route("/search", methods=["GET", "QUERY"])
+    @set_openapi({"query": {"summary": "Search by a body.", "requestBody": THING_BODY}})
+    def search():
+        """Search."""
+        return [request.data] if request.method == "QUERY" else []
+    app.add_url_rule("/pot", "pot", lambda: {"brewing": True}, methods=["BREW"])
+    app.add_url_rule("/plain", "plain", lambda: {})
+    return app
+
+
+def test_a_method_openapi_3_1_has_no_field_for_is_left_out_of_its_document():
+    app = _query_app()
+    document = _served_document(app)
+    assert sorted(document["paths"]) == ["/plain", "/search"]  # /pot has only BREW
+    assert sorted(document["paths"]["/search"]) == ["get"]
+    assert _operation(document, "/search", "get")["summary"] == "Search."  # not QUERY's
+    assert app.test_client().open("/search", method="QUERY", json={"name": "cup"},
+                                  headers=JSON).get_json() == [{"name": "cup"}]
+    page, routes = _index(app.test_client())
+    assert routes["/pot"]["methods"] == ["BREW"]  # the route index still lists them
+
+
+def test_openapi_3_2_has_query_as_an_operation_and_other_methods_as_additional_operations():
+    app = _query_app()
+    app.config["OPENAPI_DOCUMENT_VERSION"] = "3.2.0"
+    document = _served_document(app)
+    assert document["openapi"] == "3.2.0"
+    search = document["paths"]["/search"]
+    assert sorted(search) == ["get", "query"]
+    assert search["query"]["summary"] == "Search by a body."
+    assert search["query"]["requestBody"]["content"]["application/json"] == THING_BODY[
+        "content"]["application/json"]  # merged into the guess, with its other types
+    assert sorted(search["query"]["responses"]) == ["200", "2XX", "400", "406", "413", "415"]
+    assert search["query"]["operationId"] == "search_query"
+    pot = document["paths"]["/pot"]
+    assert list(pot) == ["additionalOperations"] and list(pot["additionalOperations"]) == ["BREW"]
+    assert pot["additionalOperations"]["BREW"]["operationId"] == "pot_brew"
+    assert "requestBody" not in pot["additionalOperations"]["BREW"]  # what BREW takes, unsaid
+
+
 def test_request_bodies_and_responses_follow_the_parsers_and_renderers_in_force():
     app = FlaskAPI(__name__)
 
@@ -4415,7 +4459,7 @@ def test_a_librarys_openapi_3_0_schemas_are_written_as_3_1():
     assert app.test_client().post("/tea", json={"name": None}).get_json() == {"name": None}
 
 
-def test_a_failing_library_leaves_the_document_its_guesses(monkeypatch):
+def test_a_failing_library_leaves_the_document_its_guesses(monkeypatch, caplog):
     _skip_where_the_library_breaks_errors("flask-smorest")
     app = _smorest_things()
     api = app.extensions["flask-smorest"]["apis"][""]["ext_obj"]
@@ -4423,6 +4467,308 @@ def test_a_failing_library_leaves_the_document_its_guesses(monkeypatch):
     post = _operation(_served_document(app), "/things/", "post")
     assert post["requestBody"] == {"content": {"application/json": {"schema": {}}}}
     assert sorted(post["responses"]) == ["200", "2XX", "default"]
+    assert any("flask-smorest" in record.getMessage() and record.exc_info
+               for record in caplog.records)  # the app's log says why, with the traceback
+    assert _embedded_schemas(app.test_client(), "/things/")["POST"] == {
+        "content": ["application/json"], "fallback": "flask-smorest's description of this API "
+        "could not be read (ZeroDivisionError), so this form is built from the data."}
+
+
+def _smorest_bodies(version, browsable=True):
+    """A flask-smorest app with the bodies its users write: JSON with a ``Nested`` field that
+    has a description and ``allow_none``; files; ``location="form"``; form fields beside
+    files and beside JSON (the second of which flask-smorest writes as 2.0's formData); a
+    POST that takes no body arguments; and QUERY, on a MethodView and on a plain route."""
+    flask_smorest, ma = _optional("flask_smorest"), _optional("marshmallow")
+    app = Flask(__name__)
+    app.config.update(API_TITLE="Pets", API_VERSION="1", OPENAPI_VERSION=version,
+                      OPENAPI_URL_PREFIX="/", OPENAPI_JSON_PATH="spec.json")
+    api = flask_smorest.Api(app)
+    blueprint = flask_smorest.Blueprint("pets", __name__)
+
+    class Owner(ma.Schema):
+        name = ma.fields.Str(required=True)
+
+    class Pet(ma.Schema):
+        name = ma.fields.Str(required=True)
+        owner = ma.fields.Nested(Owner, allow_none=True, metadata={"description": "Who."})
+
+    class Title(ma.Schema):
+        title = ma.fields.Str(required=True)
+
+    class Photo(ma.Schema):
+        photo = flask_smorest.fields.Upload(required=True)
+
+    def echo(*parts):
+        got = {}
+        for part in parts:
+            got.update({key: getattr(value, "filename", value) for key, value in part.items()})
+        return jsonify(got)
+
+    blueprint.route("/pets", methods=["POST"])(blueprint.arguments(Pet)(echo))
+    blueprint.route("/photos", methods=["POST"], endpoint="photos")(
+        blueprint.arguments(Photo, location="files")(echo))
+    blueprint.route("/titles", methods=["POST"], endpoint="titles")(
+        blueprint.arguments(Title, location="form")(echo))
+    blueprint.route("/albums", methods=["POST"], endpoint="albums")(  # formData: title
+        blueprint.arguments(Title, location="form")(
+            blueprint.arguments(Photo, location="files")(echo)))
+    blueprint.route("/tagged", methods=["POST"], endpoint="tagged")(  # formData beside JSON
+        blueprint.arguments(Title, location="form")(blueprint.arguments(Pet)(echo)))
+    blueprint.route("/ping", methods=["POST"], endpoint="ping")(lambda: jsonify(ping=True))
+
+    @blueprint.route("/search")
+    class Search(MethodView):
+        methods = ["GET", "QUERY"]
+
+        def get(self):
+            return jsonify([])
+
+        @blueprint.arguments(Pet)
+        def query(self, pet):
+            return jsonify([pet])
+    api.register_blueprint(blueprint)
+    app.add_url_rule("/find", "find", lambda: jsonify(request.get_json()), methods=["QUERY"])
+    return _finish(app, browsable)
+
+
+def _apiflask_bodies(version, browsable=True):
+    """The same bodies on APIFlask (which documents no QUERY), at its default OpenAPI
+    version or ``version``."""
+    apiflask = _optional("apiflask")
+    app = apiflask.APIFlask(__name__, spec_path="/spec.json")
+    if version:
+        app.config["OPENAPI_VERSION"] = version
+
+    class Owner(apiflask.Schema):
+        name = apiflask.fields.String(required=True)
+
+    class Pet(apiflask.Schema):
+        name = apiflask.fields.String(required=True)
+        owner = apiflask.fields.Nested(Owner, allow_none=True, metadata={"description": "Who."})
+
+    class Title(apiflask.Schema):
+        title = apiflask.fields.String(required=True)
+
+    class Album(Title):
+        photo = apiflask.fields.File(required=True)
+
+    def echo(**parts):
+        got = {}
+        for part in parts.values():
+            got.update({key: getattr(value, "filename", value) for key, value in part.items()})
+        return got
+
+    app.post("/pets")(app.input(Pet)(echo))
+    app.post("/albums", endpoint="albums")(app.input(Album, location="form_and_files")(echo))
+    app.post("/titles", endpoint="titles")(app.input(Title, location="form")(echo))
+    app.route("/find", methods=["QUERY"])(lambda: request.get_json())
+    return _finish(app, browsable)
+
+
+LIBRARY_BODIES = {("flask-smorest", "3.0.3"): _smorest_bodies,
+                  ("flask-smorest", "3.1.0"): _smorest_bodies,
+                  ("apiflask", None): _apiflask_bodies, ("apiflask", "3.0.3"): _apiflask_bodies}
+
+
+def _own_document(app):
+    """The app's own library's document, as its own URL serves it: the bytes, and parsed."""
+    response = app.test_client().get("/spec.json")
+    assert response.status_code == 200
+    return response.data, response.get_json()
+
+
+@pytest.mark.parametrize("document_version", ["3.1.0", "3.2.0"])
+@pytest.mark.parametrize("library,version", sorted(LIBRARY_BODIES, key=str))
+def test_every_wrapped_librarys_document_is_valid_openapi_and_its_own_stays_byte_for_byte(
+        library, version, document_version):
+    _skip_where_the_library_breaks_errors("flask-smorest")
+    make = LIBRARY_BODIES[library, version]
+    own, _ = _own_document(make(version, browsable=False))
+    app = make(version)
+    app.config["OPENAPI_DOCUMENT_VERSION"] = document_version
+    document = _served_document(app)
+    assert document["openapi"] == document_version
+    assert _own_document(app)[0] == own  # byte for byte, the wrapper's document served too
+    assert set(document["paths"]) >= {"/pets", "/albums", "/titles"}
+    assert not [parameter for item in document["paths"].values()
+                for operation in item.values()  # no additionalOperations: no such method
+                for parameter in operation.get("parameters", ()) if parameter["in"] not in (
+                    "query", "header", "path", "cookie")]  # no formData, no body
+    queries = [path for path, item in document["paths"].items() if "query" in item]
+    assert queries == ([] if document_version == "3.1.0" else
+                       ["/find", "/search"] if library == "flask-smorest" else ["/find"])
+
+
+@pytest.mark.parametrize("library,version", sorted(LIBRARY_BODIES, key=str))
+def test_a_body_a_library_documents_is_kept_as_it_wrote_it_with_no_json_beside_it(
+        library, version):
+    _skip_where_the_library_breaks_errors("flask-smorest")
+    app = LIBRARY_BODIES[library, version](version)
+    _, own = _own_document(app)
+    document = _served_document(app)
+    for path in ("/pets", "/titles", "/albums" if library == "apiflask" else "/photos"):
+        written = own["paths"][path]["post"]["requestBody"]
+        assert _operation(document, path, "post")["requestBody"] == written, path
+    client = app.test_client()
+    photo = {"photo": (io.BytesIO(b"jpeg"), "cat.jpg"), "title": "Cat"}
+    album = "/albums" if library == "apiflask" else "/photos"
+    assert client.post(album, data=photo).status_code == 200
+    assert client.post(album, json={"title": "Cat"}).status_code == 422  # as documented:
+    assert "application/json" not in _operation(document, album, "post")[  # no JSON here
+        "requestBody"]["content"]
+    if library == "flask-smorest":  # a POST that documents no body: JSON, as for any app
+        assert _operation(document, "/ping", "post")["requestBody"] == {
+            "content": {"application/json": {"schema": {}}}}
+
+
+@pytest.mark.parametrize("version", ["3.0.3", "3.1.0"])
+def test_flask_smorests_form_data_parameters_become_its_form_bodys_fields(version):
+    _skip_where_the_library_breaks_errors("flask-smorest")
+    app = _smorest_bodies(version)
+    _, own = _own_document(app)
+    assert [(p["in"], p["name"]) for p in own["paths"]["/albums"]["post"]["parameters"]] == [
+        ("formData", "title")]  # what flask-smorest writes, which no OpenAPI 3 has
+    document = _served_document(app)
+    albums = _operation(document, "/albums", "post")
+    assert [p["name"] for p in albums["parameters"]] == ["format"]
+    schema = albums["requestBody"]["content"]["multipart/form-data"]["schema"]
+    assert schema["properties"] == {"photo": {"type": "string", "format": "binary"},
+                                    "title": {"type": "string"}}
+    assert schema["required"] == ["photo", "title"]
+    assert document["components"]["schemas"]["Photo"]["properties"] == {  # left as written
+        "photo": {"type": "string", "format": "binary"}}
+    client = app.test_client()
+    assert client.post("/albums", data={"photo": (io.BytesIO(b"jpeg"), "cat.jpg"),
+                                        "title": "Cat"}).get_json() == {
+        "photo": "cat.jpg", "title": "Cat"}  # the body the document describes is taken
+    assert client.post("/albums", data={"photo": (io.BytesIO(b"jpeg"), "cat.jpg")}
+                       ).status_code == 422  # and its title is needed
+    tagged = _operation(document, "/tagged", "post")
+    assert list(tagged["requestBody"]["content"]) == ["application/json"]  # beside JSON,
+    assert [p["name"] for p in tagged["parameters"]] == ["format"]  # which cannot carry them
+    form = _embedded_schemas(app.test_client(), "/albums")["POST"]
+    assert form["content"] == ["multipart/form-data"]
+    assert set(form["schema"]["properties"]) == {"photo", "title"}
+
+
+def _deep(levels):
+    """A value of lists nested ``levels`` deep: ``[[[]]]`` is 3."""
+    value = []
+    for _ in range(levels - 1):
+        value = [value]
+    return value
+
+
+def _fragment_app(fragment):
+    """An app whose POST /deep carries ``fragment`` beside a body schema with a field, and
+    whose POST /fine has the same body and nothing else."""
+    app = FlaskAPI(__name__)
+    body = {"requestBody": {"content": {"application/json": {"schema": THING_BODY[
+        "content"]["application/json"]["schema"]}}}}
+
+    @app.route("/deep", methods=["GET", "POST"])
+    @set_openapi(dict(fragment, post=body))
+    def deep():
+        return {}
+
+    @app.route("/fine", methods=["GET", "POST"])
+    @set_openapi({"post": body})
+    def fine():
+        return {}
+    app.testing = True
+    return app
+
+
+def test_a_fragment_at_the_depth_limit_is_merged_and_one_level_deeper_is_left_out(caplog):
+    limit = flask_api._DEEPEST_FRAGMENT
+    at_limit = _fragment_app({"x-deep": _deep(limit - 1)})  # and the fragment itself: 100
+    document = _served_document(at_limit)
+    assert _operation(document, "/deep", "get")["x-deep"] == _deep(limit - 1)
+    assert _embedded_schemas(at_limit.test_client(), "/deep")["POST"]["schema"]
+    over = _fragment_app({"x-deep": _deep(limit)})
+    document = _served_document(over)
+    assert "x-deep" not in _operation(document, "/deep", "get")
+    assert _operation(document, "/deep", "post")["requestBody"]["content"][
+        "application/json"] == {"schema": {}}  # the guesses alone: the fragment is left out
+    assert _embedded_schemas(over.test_client(), "/deep")["POST"] == {"content": [
+        "application/json", "application/x-www-form-urlencoded", "multipart/form-data"],
+        "fallback": "This view's set_openapi fragment is nested more than 100 levels deep, "
+                    "so the document leaves it out and this form is built from the data."}
+    assert _embedded_schemas(over.test_client(), "/fine")["POST"]["schema"]  # only its own
+    assert any("set_openapi fragment is nested more than 100 levels deep" in
+               record.getMessage() for record in caplog.records)  # and the log says so
+
+
+@pytest.mark.parametrize("levels", [300, 500, 5000])
+def test_a_schema_nested_hundreds_deep_in_a_fragment_is_never_a_500_nor_silent(levels):
+    schema = {"type": "string"}
+    for _ in range(levels):  # as issue 37 wrote it: at 500, a RecursionError in the merge
+        schema = {"type": "object", "properties": {"a": schema}}
+    app = _fragment_app({"requestBody": {"content": {"application/json": {"schema": schema}}}})
+    response = app.test_client().get("/openapi.json", headers=JSON)
+    assert response.status_code == 200
+    _validated(response.get_json())
+    client = app.test_client()
+    assert "nested more than 100 levels" in _embedded_schemas(client, "/deep")["POST"][
+        "fallback"]
+    assert _embedded_schemas(client, "/fine")["POST"]["schema"]  # the other routes keep theirs
+    assert _browse(client, "/openapi.json").status_code == 200
+
+
+def _itself():
+    loop = {"description": "A dict that holds itself."}
+    loop["self"] = loop
+    return loop
+
+
+@pytest.mark.parametrize("fragment,why", [
+    ({"responses": ["a list"]}, "could not be merged into the document (AttributeError)"),
+    ({"x-loop": _itself()}, "is nested more than 100 levels deep"),
+    ({"responses": {"201": {"description": "Made."}}, "x-keys": {("a", "tuple"): 1}},
+     "could not be merged into the document (TypeError)"),  # and the guessed 200 comes back
+    ({"post": "not a dict"}, "could not be merged into the document (AttributeError)"),
+], ids=["responses-list", "loop", "tuple-key", "method-text"])
+def test_a_fragment_the_document_cannot_hold_is_left_out_and_said(fragment, why):
+    app = FlaskAPI(__name__)
+
+    @app.route("/odd", methods=["GET", "POST"])
+    @set_openapi(fragment)
+    def odd():
+        return {}
+    app.add_url_rule("/fine", "fine", lambda: {})
+    document = _served_document(app)
+    assert sorted(document["paths"]) == ["/fine", "/odd"]
+    assert sorted(_operation(document, "/odd", "post")["responses"]) == [
+        "200", "2XX", "400", "406", "413", "415"]  # the guesses
+    assert _embedded_schemas(app.test_client(), "/odd")["POST"]["fallback"] == (
+        "This view's set_openapi fragment {}, so the document leaves it out and this form is "
+        "built from the data.".format(why))
+
+
+def test_a_fragments_date_is_written_as_its_text():
+    app = FlaskAPI(__name__)
+
+    @app.route("/when")
+    @set_openapi({"x-since": datetime.date(2024, 5, 1)})
+    def when():
+        return {}
+    assert _operation(_served_document(app), "/when", "get")["x-since"] == "2024-05-01"
+    result = app.test_cli_runner().invoke(args=["openapi"])
+    assert json.loads(result.output)["paths"]["/when"]["get"]["x-since"] == "2024-05-01"
+
+
+def test_a_librarys_document_nested_too_deep_is_left_out_and_said(monkeypatch):
+    _skip_where_the_library_breaks_errors("flask-smorest")
+    app = _smorest_things()
+    api = app.extensions["flask-smorest"]["apis"][""]["ext_obj"]
+    written = api.spec.to_dict()
+    monkeypatch.setattr(api.spec, "to_dict", lambda: dict(written, **{"x-deep": _deep(100)}))
+    post = _operation(_served_document(app), "/things/", "post")
+    assert post["requestBody"] == {"content": {"application/json": {"schema": {}}}}
+    assert _embedded_schemas(app.test_client(), "/things/")["POST"]["fallback"] == (
+        "flask-smorest's description of this API is nested more than 100 levels deep, so this "
+        "form is built from the data.")
 
 
 def test_the_fuzzed_apps_document_the_bodies_their_views_take():
@@ -4501,6 +4847,18 @@ def test_an_apps_own_openapi_library_sees_no_trace_of_browsableapi(spec_path):
     assert page.status_code == 200 and page.body_json == [{"id": 0, "name": "Kitty"}]
     ours = wrapped.test_client().get("/openapi.json", headers=JSON).get_json()
     assert "/pets" in ours["paths"]  # APIFlask's, where it serves it; else ours
+
+
+def test_building_the_wrappers_document_leaves_apiflasks_own_as_it_would_be():
+    """APIFlask keeps the document it serves, servers from the Host of the request that made
+    it; the wrapper reading it (for its document, or a page's form) must not replace it."""
+    wrapped, plain = _apiflask_pets(True, spec_path="/spec"), _apiflask_pets(False,
+                                                                             spec_path="/spec")
+    page = _browse(wrapped.test_client(), "/pets", base_url="http://first.example")
+    assert page.find("script", id="api-schemas")  # the wrapper has read APIFlask's document
+    own = wrapped.test_client().get("/spec", base_url="http://second.example")
+    assert own.data == plain.test_client().get("/spec", base_url="http://second.example").data
+    assert own.get_json()["servers"] == [{"url": "http://second.example/"}]
 
 
 @pytest.mark.parametrize("make", [FlaskAPI, Flask])
@@ -4812,7 +5170,8 @@ def test_a_recursive_schema_is_cut_where_it_refers_back_to_itself():
     assert tree["properties"]["children"]["items"] == {}  # a box of JSON there, no deeper
 
 
-def test_a_schema_of_exponential_size_or_a_broken_ref_leaves_the_form_from_the_data(app, client):
+def test_a_schema_of_exponential_size_or_a_broken_ref_gives_the_form_from_the_data_and_why(
+        app, client):
     levels = {"l0": {"type": "string"}}  # each level twice the one below: 2**30 fields in all
     for level in range(1, 31):
         below = {"$ref": "#/paths/~1big/post/x-levels/l{}".format(level - 1)}
@@ -4830,14 +5189,119 @@ def test_a_schema_of_exponential_size_or_a_broken_ref_leaves_the_form_from_the_d
     def broken():
         return {"a": 1}
     started = time.monotonic()
-    assert _embedded_schemas(client, "/big") is None
+    assert _embedded_schemas(client, "/big")["POST"]["fallback"] == (
+        "The request body's schema has more than 5,000 parts, so this form is built from the "
+        "data.")
     assert time.monotonic() - started < 5
-    assert _embedded_schemas(client, "/broken") is None
+    assert _embedded_schemas(client, "/broken") == {"POST": {"content": [], "fallback": (
+        "The request body's schema refers to #/components/requestBodies/Nowhere, which the "
+        "document does not have, so this form is built from the data.")}}
     assert _browse(client, "/broken").body_json == {"a": 1}
     levels["l30"] = levels["l2"]  # a small one is embedded whole
     app.extensions.clear()
     assert _embedded_schemas(client, "/big")["POST"]["schema"]["properties"]["a"] == {
         "type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}}
+
+
+def _body_app(schema):
+    """An app whose POST / has ``schema`` as its JSON body's schema."""
+    app = FlaskAPI(__name__)
+
+    @app.route("/", methods=["GET", "POST"])
+    @set_openapi({"post": {"requestBody": {"content": {"application/json": {
+        "schema": schema}}}}})
+    @set_parsers(JSONParser)
+    def view():
+        return {"a": 1}
+    app.testing = True
+    return app
+
+
+def test_a_schema_at_the_part_limit_gets_its_form_and_one_part_more_says_why_not():
+    def schema(values):  # 5 parts, and each enum value one more
+        return {"type": "object", "properties": {"size": {"enum": list(range(values))}}}
+    at_limit = _embedded_schemas(_body_app(schema(4995)).test_client(), "/")
+    assert at_limit["POST"]["schema"] == schema(4995)
+    assert _embedded_schemas(_body_app(schema(4996)).test_client(), "/") == {"POST": {
+        "content": ["application/json"], "fallback": "The request body's schema has more "
+        "than 5,000 parts, so this form is built from the data."}}
+
+
+def test_a_200000_value_enum_is_counted_and_the_page_stays_small():
+    app = _body_app({"type": "object", "properties": {"size": {"enum": list(range(200000))}}})
+    client = app.test_client()
+    started = time.monotonic()
+    page = _browse(client, "/")
+    assert time.monotonic() - started < 5
+    assert "more than 5,000 parts" in _embedded_schemas(client, "/")["POST"]["fallback"]
+    assert len(page.html) < 100000  # not the 1.5 MB it was, every value embedded
+    assert page.body_json == {"a": 1}
+
+
+def _nested_arrays(levels):
+    """A schema of ``levels`` objects and arrays: an object whose field is arrays in arrays."""
+    items = {"type": "string"}
+    for _ in range(levels - 3):  # the object, its "properties", the field: 3
+        items = {"type": "array", "items": items}
+    return {"type": "object", "properties": {"field": items}}
+
+
+def test_a_schema_at_the_depth_limit_gets_its_form_and_one_level_more_says_why_not():
+    limit = flask_api._DEEPEST_SCHEMA
+    at_limit = _embedded_schemas(_body_app(_nested_arrays(limit)).test_client(), "/")
+    assert at_limit["POST"]["schema"] == _nested_arrays(limit)
+    assert _embedded_schemas(_body_app(_nested_arrays(limit + 1)).test_client(), "/") == {
+        "POST": {"content": ["application/json"], "fallback": "The request body's schema is "
+                 "nested more than 64 levels deep, so this form is built from the data."}}
+
+
+def _ref_chain_app(refs, default_levels):
+    """POST / takes a chain of ``refs`` $refs, each 6 levels (an object, its properties and 4
+    arrays), as one field, and another whose default nests ``default_levels`` deep."""
+    levels = {"l0": {"type": "string"}}
+    for level in range(1, refs + 1):
+        items = {"$ref": "#/paths/~1/post/x-levels/l{}".format(level - 1)}
+        for _ in range(4):
+            items = {"type": "array", "items": items}
+        levels["l{}".format(level)] = {"type": "object", "properties": {"a": items}}
+    app = FlaskAPI(__name__)
+
+    @app.route("/", methods=["POST"])
+    @set_openapi({"x-levels": levels, "requestBody": {"content": {"application/json": {
+        "schema": {"type": "object", "properties": {
+            "chain": {"$ref": "#/paths/~1/post/x-levels/l{}".format(refs)},
+            "deep": {"type": "array", "default": _deep(default_levels)}}}}}}})
+    def view():
+        return {}
+    return app
+
+
+def test_the_depth_limit_counts_where_refs_lead_and_what_a_default_holds():
+    chain = _embedded_schemas(_ref_chain_app(10, 1).test_client(), "/")  # 3 + 6 * 10 levels
+    assert chain["POST"]["schema"]["properties"]["chain"]["properties"]["a"]
+    too_deep = "The request body's schema is nested more than 64 levels deep, so this form " \
+               "is built from the data."
+    assert _embedded_schemas(_ref_chain_app(11, 1).test_client(), "/")["POST"][
+        "fallback"] == too_deep  # 3 + 6 * 11, by 12 $refs: under their own limit, 16
+    defaults = _embedded_schemas(_ref_chain_app(1, 61).test_client(), "/")  # 3 + 61
+    assert defaults["POST"]["schema"]["properties"]["deep"]["default"] == _deep(61)
+    assert _embedded_schemas(_ref_chain_app(1, 62).test_client(), "/")["POST"][
+        "fallback"] == too_deep
+
+
+def test_a_property_named_like_a_keyword_still_has_its_ref_resolved():
+    app = FlaskAPI(__name__)
+    named = {name: {"$ref": "#/components/schemas/Error"}
+             for name in ["default", "enum", "example", "const"]}
+
+    @app.route("/", methods=["POST"])
+    @set_openapi({"requestBody": {"content": {"application/json": {"schema": {
+        "type": "object", "properties": named, "default": {"$ref": "data, not a schema"}}}}}})
+    def view():
+        return {}
+    schema = _embedded_schemas(app.test_client(), "/")["POST"]["schema"]
+    assert schema["properties"] == dict.fromkeys(named, flask_api._ERROR_SCHEMA)
+    assert schema["default"] == {"$ref": "data, not a schema"}  # a default is data, kept
 
 
 def test_the_embedded_schemas_are_built_once_per_document(monkeypatch):
