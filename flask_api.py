@@ -1998,12 +1998,52 @@ def _by_code(exc: APIException) -> HTTPException:
     return error
 
 
-# A view's stream: a generator (or any other iterator) of JSON values, sent as they come.
+# A view's stream: a generator (or any other iterator) of JSON values, sent as they come;
+# one of str or bytes is Flask's own, sent as Flask sends it (see `FlaskAPI._stream`).
 # The formats it is offered in, JSON's array first: what a client that names none gets.
 _STREAM_RENDERERS = (JSONRenderer, JSONLinesRenderer, NDJSONRenderer, EventStreamRenderer)
 _STREAM_HEADERS = (("X-Accel-Buffering", "no"),)  # nginx: pass each item on as it comes
 _NO_ITEM = object()
 _ITERATOR = collections.abc.Iterator
+_RAW_ITEMS = (str, bytes, bytearray)  # what Flask's own streams are made of
+
+
+def _is_raw(first: Any, headers: Any) -> bool:
+    """Whether a view's stream is Flask's own: its first item text or bytes, or no item and
+    a Content-Type of the view's. A stream of JSON values cannot have a Content-Type of the
+    view's, which its negotiated format would replace: that is refused, before it is sent."""
+    if isinstance(first, _RAW_ITEMS):
+        return True
+    named = headers is not None and "Content-Type" in Headers(headers)
+    if named and first is not _NO_ITEM:
+        raise TypeError("A stream of JSON values is sent as the client asks (JSON, JSON Lines "
+                        "or server-sent events), in a Content-Type of its own, but the view "
+                        "names one: leave it out, or yield str or bytes to send your own "
+                        "format, as Flask does (the first item was {}).".format(
+                            type(first).__name__))
+    return named
+
+
+def _rejoined(first: Any, items: Any) -> Any:
+    """The items again, the ``first`` already taken included; closing it closes them. It
+    is started here, so that a close before the server reads it closes them too (a HEAD)."""
+    def rejoined() -> Any:
+        try:
+            yield None
+            if first is not _NO_ITEM:
+                yield first
+                yield from items
+        finally:
+            _close(items)
+    body = rejoined()
+    next(body)
+    return body
+
+
+def _close(items: Any) -> None:
+    close = getattr(items, "close", None)
+    if close is not None:
+        close()
 
 
 @functools.lru_cache(maxsize=64)
@@ -2025,13 +2065,14 @@ def _stream_encoder(app: Flask) -> Any:
     return encode
 
 
-def _streamed(items: Any, renderer: Any, encode: Any, app: Flask, where: str) -> Any:
-    """The body of a stream: its items' JSON in the renderer's framing, as they come. It
-    yields None first, once the first item is ready: until then, an error is the request's
-    (a 404 stays a 404). After it, an error ends the stream as the format can tell it, and
-    is logged. The items are closed however it ends: a client gone closes it too."""
+def _streamed(first: Any, items: Any, renderer: Any, encode: Any, app: Flask,
+              where: str) -> Any:
+    """The body of a stream: its items' JSON in the renderer's framing, as they come, the
+    ``first`` already made. It yields None first, once the first item is written: until
+    then, an error is the request's (an item that is no JSON, a 500). After it, an error
+    ends the stream as the format can tell it, and is logged. The items are closed however
+    it ends: a client gone closes it too."""
     try:
-        first = next(items, _NO_ITEM)
         head = renderer.stream_opening
         if first is not _NO_ITEM:
             head += renderer.stream_prefix + encode(first) + renderer.stream_suffix
@@ -2051,9 +2092,7 @@ def _streamed(items: Any, renderer: Any, encode: Any, app: Flask, where: str) ->
             if renderer.stream_error is not None:
                 yield renderer.stream_error.format(_stream_error(exc)).encode()
     finally:
-        close = getattr(items, "close", None)
-        if close is not None:
-            close()
+        _close(items)
 
 
 def _stream_error(exc: Exception) -> str:
@@ -2110,22 +2149,35 @@ class FlaskAPI(Flask):
         return super().make_response((body,) + rv[1:])
 
     def _stream(self, items: Any, status: Any, headers: Any) -> Response:
-        """A view's iterator of JSON values, streamed in the negotiated format; a browser
-        gets the page, which fetches it as JSON Lines (and the items are closed unread)."""
+        """A view's iterator. Its first item is made here, while the app's error handlers can
+        still answer (an abort(404) before it stays a 404), and tells what it is: of str or
+        bytes, Flask's own stream, sent as Flask sends it; of JSON values, streamed in the
+        negotiated format, or the page for a browser, which fetches it as JSON Lines."""
         req = _request._get_current_object()  # type: APIRequest
+        try:
+            first = next(items, _NO_ITEM)
+            raw = _is_raw(first, headers)
+        except Exception as exc:
+            _close(items)
+            handled = self.handle_user_exception(*_ctx(), exc)  # type: ignore[call-arg]
+            return self.make_response(handled)
+        if raw:  # what Flask 2.2+ makes of it, on every Flask
+            return self._browsable(self.response_class(_rejoined(first, items), status=status,
+                                                       headers=headers))
         try:
             renderer, media_type = _select_renderer(_stream_offer(req.renderers), req.environ,
                                                     self)
         except NotAcceptable:
-            getattr(items, "close", lambda: None)()
+            _close(items)
             raise
         if isinstance(renderer, BrowsableAPIRenderer):
-            unread = self.response_class(items, status, headers, mimetype="application/jsonl")
+            unread = self.response_class(_rejoined(first, items), status, headers,
+                                         mimetype="application/jsonl")
             return _stream_page(unread, renderer, media_type)
-        body = _streamed(items, renderer, _stream_encoder(self), self,
+        body = _streamed(first, items, renderer, _stream_encoder(self), self,
                          "{} [{}]".format(req.path, req.method))
         try:
-            next(body)  # the first item, while the app's error handlers can still answer
+            next(body)  # the first item's JSON, while the app's error handlers can answer
         except Exception as exc:
             handled = self.handle_user_exception(*_ctx(), exc)  # type: ignore[call-arg]
             return self.make_response(handled)

@@ -42,6 +42,7 @@ from werkzeug.exceptions import NotFound as WerkzeugNotFound
 from werkzeug.exceptions import RequestEntityTooLarge as WerkzeugRequestEntityTooLarge
 from werkzeug.exceptions import default_exceptions
 from werkzeug.http import parse_list_header
+from werkzeug.middleware.dispatcher import DispatcherMiddleware
 
 import flask_api
 import notes_app
@@ -8347,15 +8348,15 @@ def _stream_app(signals):
 
     @app.route("/failing")
     def failing():
-        yield "before"
+        yield {"before": True}
         raise RuntimeError("the database went away")
 
     @app.route("/contextual")
     def contextual():
         @flask.stream_with_context
         def generate():
-            yield request.args["q"]
-            yield request.path
+            yield {"q": request.args["q"]}
+            yield {"path": request.path}
         return generate()
 
     @app.route("/missing")
@@ -8367,7 +8368,64 @@ def _stream_app(signals):
     def values():
         return iter(_STREAM_VALUES)
 
+    _flask_streaming_examples(app, lambda rv: rv if len(rv) > 1 else rv[0])
+    plain = Flask(__name__)  # the same views on plain Flask, at /plain
+    _flask_streaming_examples(plain, functools.partial(_as_flask_sends, plain))
+    app.wsgi_app = DispatcherMiddleware(app.wsgi_app, {"/plain": plain.wsgi_app})
     return app
+
+
+def _flask_streaming_examples(app, finish):
+    """Views of the shapes Flask's "Streaming Contents" page shows, written here: a CSV
+    generator with its Content-Type in a tuple, a template streamed, ``stream_with_context``
+    called and as a decorator (with Markup items), and bytes with a status and a header.
+    ``finish`` makes the view's return value what this Flask accepts."""
+    @app.route("/flask/rows.csv")
+    def rows_csv():
+        def generate():
+            for row in [["id", "name"], ["1", "ünï"], ["2", "b,c"]]:
+                yield "{}\n".format(",".join(row))
+        return finish((generate(), {"Content-Type": "text/csv"}))
+
+    @app.route("/flask/timeline")
+    def timeline():
+        if not hasattr(flask, "stream_template_string"):  # Flask 2.2+
+            return finish((iter(["<li>1</li>", "<li>&lt;b&gt;</li>"]),))
+        return finish((flask.stream_template_string(
+            "{% for n in items %}<li>{{ n }}</li>{% endfor %}", items=[1, "<b>"]),))
+
+    @app.route("/flask/hello")
+    def hello():
+        def generate():
+            yield "<p>Hello "
+            yield markupsafe.escape(request.args.get("name", "<you>"))
+            yield "!</p>"
+        return finish((flask.stream_with_context(generate()),))
+
+    @app.route("/flask/decorated")
+    def decorated():
+        @flask.stream_with_context
+        def generate():
+            yield "path: "
+            yield request.path
+        return finish((generate(),))
+
+    @app.route("/flask/bytes")
+    def raw_bytes():
+        return finish((iter([b"\x00\x01", bytearray(b"\xff")]), 202, {"X-Job": "7"}))
+
+    @app.route("/flask/nothing")
+    def nothing():
+        return finish((iter(()), {"Content-Type": "text/plain; charset=utf-8"}))
+
+
+def _as_flask_sends(app, rv):
+    """A view's ``(iterator, ...)`` tuple for plain Flask: as it is from Flask 2.2, which takes
+    an iterator as a body; before, the response Flask 2.2 would make of it."""
+    if hasattr(Flask, "json_provider_class"):
+        return rv if len(rv) > 1 else rv[0]
+    body, status, headers = flask_api._split_result(rv if len(rv) > 1 else rv[0])
+    return app.response_class(body, status=status, headers=headers)
 
 
 class _StreamServer:
@@ -8519,18 +8577,46 @@ def test_each_stream_format_is_negotiated_and_carries_every_value_exactly(
     assert b"18446744073709551616" in body and b"-1180591620717411303424" in body
 
 
-def test_a_stream_accept_nothing_satisfies_is_a_406_and_the_generator_unread(stream_server):
+_FLASK_EXAMPLES = ["/flask/rows.csv", "/flask/timeline", "/flask/hello?name=%3Cb%3E",
+                   "/flask/decorated", "/flask/bytes", "/flask/nothing"]
+
+
+def _over_socket(port, path, accept):
+    """The whole HTTP answer, bytes as they came over the socket, less its Date line."""
+    head = "GET {} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n{}Connection: close\r\n\r\n".format(
+        path, port, "Accept: {}\r\n".format(accept) if accept else "")
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(head.encode("latin-1"))
+        answer = b""
+        for piece in iter(lambda: sock.recv(65536), b""):
+            answer += piece
+    return re.sub(rb"\r\nDate: [^\r]*", b"", answer)
+
+
+@pytest.mark.parametrize("accept", [None, BROWSER_ACCEPT, "application/json", "image/png"])
+def test_flasks_streaming_examples_send_over_a_server_what_plain_flask_sends_byte_for_byte(
+        stream_server, accept):
+    for path in _FLASK_EXAMPLES:
+        mine = _over_socket(stream_server.port, path, accept)
+        assert mine == _over_socket(stream_server.port, "/plain" + path, accept), path
+        assert mine.startswith(b"HTTP/1.1 20") and b"[" not in mine.partition(b"\r\n\r\n")[2]
+
+
+def test_a_stream_accept_nothing_satisfies_is_a_406_and_the_generator_closed(stream_server):
     token = "unread-{}".format(random.random())
     status, content_type, body = stream_server.read("/endless/" + token, "image/png")
     assert (status, json.loads(body)) == (406, {
         "detail": "Could not satisfy the request Accept header."})
-    assert not os.path.exists(os.path.join(stream_server.signals, token))  # never started
+    # Its first item was made (it tells a JSON stream from Flask's own), then it was closed.
+    assert stream_server.wait_closed(token)
 
 
 @pytest.mark.parametrize("accept, ending", [
-    (None, b'["before"'),  # unterminated: no parser takes it for the whole
-    ("application/jsonl", b'"before"\n{"detail": "The server encountered an internal error'),
-    ("text/event-stream", b'data: "before"\n\nevent: error\ndata: {"detail": "The server'),
+    (None, b'[{"before": true}'),  # unterminated: no parser takes it for the whole
+    ("application/jsonl",
+     b'{"before": true}\n{"detail": "The server encountered an internal error'),
+    ("text/event-stream",
+     b'data: {"before": true}\n\nevent: error\ndata: {"detail": "The server'),
 ])
 def test_an_error_mid_stream_ends_it_as_each_format_can_say_and_is_logged(
         stream_server, accept, ending):
@@ -8552,13 +8638,57 @@ def test_an_error_mid_stream_ends_it_as_each_format_can_say_and_is_logged(
 
 def test_stream_with_context_keeps_the_request_inside_the_generator(stream_server):
     status, _, body = stream_server.read("/contextual?q=%C3%BC", "application/jsonl")
-    assert (status, _lines(body)) == (200, ["ü", "/contextual"])
+    assert (status, _lines(body)) == (200, [{"q": "ü"}, {"path": "/contextual"}])
 
 
 def test_an_abort_before_the_first_item_is_an_ordinary_error_response(stream_server):
     status, content_type, body = stream_server.read("/missing", "text/event-stream")
     assert (status, content_type) == (404, "application/json")
     assert json.loads(body) == {"detail": WerkzeugNotFound().description}  # as abort(404)
+
+
+@pytest.mark.parametrize("path", _FLASK_EXAMPLES)
+@pytest.mark.parametrize("accept", [None, BROWSER_ACCEPT, "*/*", "text/event-stream"])
+def test_flasks_streaming_examples_send_what_plain_flask_sends_to_every_client(
+        tmp_path, path, accept):
+    client = _stream_app(str(tmp_path)).test_client()
+    headers = {"Accept": accept} if accept else {}
+    sent = []
+    for prefix in ("", "/plain"):  # each read before the next request, as Flask needs
+        response = client.get(prefix + path, headers=headers)
+        sent.append((response.status, response.headers, response.get_data()))
+    assert sent[0] == sent[1]
+    assert b"[" not in sent[0][2]  # not a JSON array of them
+
+
+def test_a_stream_of_text_keeps_its_status_headers_and_flasks_default_type():
+    app = FlaskAPI(__name__)
+
+    @app.route("/text")
+    def text():
+        return (part for part in ["a", "b"]), 201, {"X-Job": "7"}
+
+    response = app.test_client().get("/text", headers={"Accept": "application/json"})
+    assert (response.status_code, response.data) == (201, b"ab")
+    assert response.headers["X-Job"] == "7" and response.content_type == "text/html; charset=utf-8"
+    assert "Vary" not in response.headers and "X-Accel-Buffering" not in response.headers
+
+
+def test_a_stream_of_json_values_with_a_content_type_of_the_views_is_refused_before_it_is_sent(
+        caplog):
+    app, closed = FlaskAPI(__name__), []
+
+    @app.route("/typed")
+    def typed():
+        try:
+            yield {"n": 1}
+        finally:
+            closed.append(True)
+
+    app.view_functions["typed"] = lambda view=typed: (view(), {"Content-Type": "text/csv"})
+    response = app.test_client().get("/typed")
+    assert response.status_code == 500 and closed == [True]
+    assert "yield str or bytes to send your own format" in caplog.text
 
 
 def _streams_app():
@@ -8604,7 +8734,7 @@ def _streams_app():
     @app.route("/post", methods=["POST"])
     @set_renderers(JSONRenderer, flask_api.EventStreamRenderer)
     def post():
-        yield request.data
+        yield {"got": request.data}
 
     return app, started
 
@@ -8616,7 +8746,7 @@ def test_browsers_get_the_page_for_a_generator_view_which_is_closed_unread():
     assert page.status_code == 200 and page.mimetype == "text/html"
     assert 'data-stream="application/jsonl"' in html
     assert '<a href="/items?format=jsonl">open the raw stream</a>' in html
-    assert started == []  # the page fetches the stream itself
+    assert started == [True]  # its first item tells a JSON stream from Flask's own
 
 
 def test_a_stream_in_a_tuple_keeps_its_status_and_headers_and_tells_proxies_not_to_buffer():
@@ -8672,7 +8802,7 @@ def test_a_write_that_names_its_stream_formats_streams_to_an_event_stream_client
     app, _ = _streams_app()
     response = app.test_client().post("/post", data='"hi"', content_type="application/json",
                                       headers={"Accept": "text/event-stream"})
-    assert (response.status_code, response.data) == (200, b'data: "hi"\n\n')
+    assert (response.status_code, response.data) == (200, b'data: {"got": "hi"}\n\n')
 
 
 @pytest.mark.parametrize("version", [None, "3.2.0"])
