@@ -64,13 +64,25 @@ import sys
 import types
 import typing
 from http import HTTPStatus
-from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
+from json.encoder import (  # type: ignore[attr-defined]
+    c_make_encoder,
+    encode_basestring,
+    encode_basestring_ascii,
+)
 from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union, cast
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 import click
 import jinja2
-from flask import Flask, Request, Response, current_app, has_request_context, request
+from flask import (
+    Flask,
+    Request,
+    Response,
+    current_app,
+    has_app_context,
+    has_request_context,
+    request,
+)
 from flask import json as flask_json
 from markupsafe import Markup
 from werkzeug import routing
@@ -690,7 +702,25 @@ class JSONLinesRenderer(BaseRenderer):
     stream_error = "{}\n"
 
     def render(self, data: Any, media_type: MediaType, **options: Any) -> str:
-        return self.stream_prefix + _json_dumps(data) + self.stream_suffix
+        """A value alone, a line, as a stream's items are written."""
+        if has_app_context():
+            line = _stream_encoder(_current_app._get_current_object())(data)
+        else:  # a renderer used on its own
+            line = _line_safe(json.dumps(data, ensure_ascii=False))
+        return self.stream_prefix + line + self.stream_suffix
+
+
+# Where a line reader may end a line: what str.splitlines() does that JSON does not escape,
+# and the line ends a JSON writer of the app's own may put between tokens.
+_LINE_ENDS = re.compile("[\n\r\x85\u2028\u2029]")
+_LINE_SAFE = {0x0A: " ", 0x0D: " ", 0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
+def _line_safe(text: str) -> str:
+    """JSON text on one line for every line reader: U+2028, U+2029 and U+0085, which JSON
+    lets stand in strings, escaped; a newline, which valid JSON only has between tokens, a
+    space."""
+    return text.translate(_LINE_SAFE) if _LINE_ENDS.search(text) else text
 
 
 class NDJSONRenderer(JSONLinesRenderer):
@@ -1391,15 +1421,26 @@ def _compact_encoder(provider: Any) -> Any:
 
 
 @functools.lru_cache(maxsize=64)
-def _item_encoder(default: Any, sort_keys: bool) -> Any:
+def _item_encoder(default: Any, sort_keys: bool, ensure_ascii: bool = False,
+                  line_safe: bool = False) -> Any:
     """`_json_encoder`'s encoding, called straight: ``JSONEncoder.encode`` makes a new C
     encoder on every call, which for each item of a big list costs as much again as
-    encoding it. (No ``markers``, so that threads may share it: a cycle is a RecursionError.)"""
+    encoding it. (No ``markers``, so that threads may share it: a cycle is a RecursionError.)
+    ``line_safe``: its text `_line_safe`, in the same call (a stream's items)."""
     if c_make_encoder is None:  # a Python without the C speedups
-        return _json_encoder(default, sort_keys, None).encode
-    encoder = c_make_encoder(None, default, encode_basestring, None, ": ", ", ", sort_keys,
-                             False, True)
-    return lambda value: "".join(encoder(value, 0))
+        encode = json.JSONEncoder(ensure_ascii=ensure_ascii, sort_keys=sort_keys,
+                                  default=default).encode
+        return (lambda value: _line_safe(encode(value))) if line_safe else encode
+    strings = encode_basestring_ascii if ensure_ascii else encode_basestring
+    encoder = c_make_encoder(None, default, strings, None, ": ", ", ", sort_keys, False, True)
+    if not line_safe:
+        return lambda value: "".join(encoder(value, 0))
+    search, table = _LINE_ENDS.search, _LINE_SAFE
+
+    def encode_line(value: Any) -> str:
+        text = "".join(encoder(value, 0))
+        return text.translate(table) if search(text) else text
+    return encode_line
 
 
 def _sorts_keys(encode: Any) -> bool:
@@ -2054,15 +2095,24 @@ def _stream_offer(renderers: Tuple[BaseRenderer, ...]) -> Tuple[BaseRenderer, ..
 
 
 def _stream_encoder(app: Flask) -> Any:
-    """Each item's JSON as `_json_dumps` writes it, without the app's context, which is
-    gone by the time a stream is read (unless the view used ``stream_with_context``)."""
+    """Each item's JSON on one line, as the app's JSON settings write it (``ensure_ascii``
+    and ``sort_keys`` included), without the app's context, which is gone by the time a
+    stream is read (unless the view used ``stream_with_context``)."""
     provider = getattr(app, "json", None)  # Flask 2.2+
-    if provider is None:
-        return functools.partial(flask_json.dumps, app=app, ensure_ascii=False)
-    encode = _compact_encoder(provider)
-    if encode is _json_dumps:  # the app's own provider, or an unhashable default
-        return functools.partial(provider.dumps, ensure_ascii=False)
-    return encode
+    if type(provider) is DefaultJSONProvider:
+        try:
+            encode = _item_encoder(provider.default, provider.sort_keys,
+                                   bool(provider.ensure_ascii))
+        except TypeError:  # an unhashable default: no cached encoder
+            pass
+        else:  # ASCII JSON has no line end in it; else, `_line_safe` makes sure
+            return encode if provider.ensure_ascii else _item_encoder(
+                provider.default, provider.sort_keys, False, True)
+    if provider is None:  # Flask 1.1 to 2.1: its settings, JSON_AS_ASCII and JSON_SORT_KEYS
+        dumps = functools.partial(flask_json.dumps, app=app)
+    else:
+        dumps = provider.dumps
+    return lambda item: _line_safe(dumps(item))
 
 
 def _streamed(first: Any, items: Any, renderer: Any, encode: Any, app: Flask,

@@ -8368,11 +8368,35 @@ def _stream_app(signals):
     def values():
         return iter(_STREAM_VALUES)
 
+    @app.route("/line-ends")
+    def line_ends():
+        return iter(_LINE_END_ITEMS)
+
     _flask_streaming_examples(app, lambda rv: rv if len(rv) > 1 else rv[0])
     plain = Flask(__name__)  # the same views on plain Flask, at /plain
     _flask_streaming_examples(plain, functools.partial(_as_flask_sends, plain))
-    app.wsgi_app = DispatcherMiddleware(app.wsgi_app, {"/plain": plain.wsgi_app})
+    utf8 = FlaskAPI(__name__)  # and an app whose JSON is not ASCII, at /utf8
+    _json_settings(utf8, ensure_ascii=False)
+    utf8.add_url_rule("/line-ends", "line_ends", line_ends)
+    app.wsgi_app = DispatcherMiddleware(app.wsgi_app, {"/plain": plain.wsgi_app,
+                                                       "/utf8": utf8.wsgi_app})
     return app
+
+
+# Every character str.splitlines() ends a line at, in values and keys, and text beside them.
+_LINE_ENDS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+_LINE_END_ITEMS = ([{"text": "a{}b".format(end)} for end in _LINE_ENDS] +
+                   [{"all" + _LINE_ENDS: _LINE_ENDS}, "ünïcødé \u2028 😀", [_LINE_ENDS] * 3])
+
+
+def _json_settings(app, **settings):
+    """Set the app's JSON ``ensure_ascii`` and ``sort_keys``, as this Flask keeps them."""
+    keys = {"ensure_ascii": "JSON_AS_ASCII", "sort_keys": "JSON_SORT_KEYS"}  # before 2.2
+    for name, value in settings.items():
+        if hasattr(app, "json"):  # Flask 2.2+
+            setattr(app.json, name, value)
+        else:
+            app.config[keys[name]] = value
 
 
 def _flask_streaming_examples(app, finish):
@@ -8634,6 +8658,44 @@ def test_an_error_mid_stream_ends_it_as_each_format_can_say_and_is_logged(
     log = stream_server.logged()
     assert "Exception in the stream of /failing [GET]" in log
     assert "RuntimeError: the database went away" in log and "Traceback" in log
+
+
+@pytest.mark.parametrize("app_json", ["", "/utf8"])
+@pytest.mark.parametrize("accept", ["application/jsonl", "application/x-ndjson"])
+def test_json_lines_keep_each_item_on_its_line_for_every_line_reader(
+        stream_server, app_json, accept):
+    jsonlines, ndjson, requests = (_optional(name) for name in ("jsonlines", "ndjson", "requests"))
+    url = "http://127.0.0.1:{}{}/line-ends".format(stream_server.port, app_json)
+    body = stream_server.read(app_json + "/line-ends", accept)[2]
+    text = body.decode("utf-8")
+    assert [json.loads(line) for line in text.splitlines()] == _LINE_END_ITEMS
+    assert ndjson.loads(text) == _LINE_END_ITEMS
+    conn, resp = stream_server.get(app_json + "/line-ends", accept)
+    with contextlib.closing(conn), jsonlines.Reader(resp) as reader:  # from the socket
+        assert list(reader) == _LINE_END_ITEMS
+    for decode in (True, False):
+        with requests.get(url, headers={"Accept": accept}, stream=True, timeout=10) as answer:
+            lines = list(answer.iter_lines(decode_unicode=decode))
+        assert [json.loads(line) for line in lines] == _LINE_END_ITEMS, decode
+    if app_json:  # the app's JSON is not ASCII: only what line readers split is escaped
+        assert "ünïcødé \\u2028 😀" in text and "\\u0085" in text
+    else:
+        assert body.decode("ascii") and "\\u00fcn\\u00efc\\u00f8d\\u00e9" in text
+
+
+def test_stream_items_follow_the_apps_ensure_ascii_and_sort_keys():
+    app = FlaskAPI(__name__)
+
+    @app.route("/items")
+    def items():
+        yield {"b": "ü\u2028", "a": 1}
+
+    client = app.test_client()
+    assert client.get("/items?format=jsonl").data == b'{"a": 1, "b": "\\u00fc\\u2028"}\n'
+    assert client.get("/items").data == b'[{"a": 1, "b": "\\u00fc\\u2028"}]'
+    _json_settings(app, ensure_ascii=False, sort_keys=False)
+    assert client.get("/items?format=ndjson").data == '{"b": "ü\\u2028", "a": 1}\n'.encode()
+    assert client.get("/items?format=sse").data == 'data: {"b": "ü\\u2028", "a": 1}\n\n'.encode()
 
 
 def test_stream_with_context_keeps_the_request_inside_the_generator(stream_server):
