@@ -44,7 +44,7 @@ __all__ = [
     "UnsupportedMediaType", "Throttled", "MediaType", "parse_accept_header",
     "DefaultNegotiation", "BaseParser", "JSONParser", "URLEncodedParser", "MultiPartParser",
     "BaseRenderer", "JSONRenderer", "JSONLinesRenderer", "NDJSONRenderer", "EventStreamRenderer",
-    "HTMLRenderer", "BrowsableAPIRenderer", "BrowsableAPI",
+    "HTMLRenderer", "BrowsableAPIRenderer", "ServerSentEvent", "BrowsableAPI",
     "openapi_document", "set_openapi",
     "exceptions", "parsers", "renderers",
 ]
@@ -673,8 +673,9 @@ class JSONRenderer(BaseRenderer):
     # A view's stream (a generator, see `FlaskAPI._stream`) in a renderer's framing:
     # ``stream_opening``, each item's JSON between ``stream_prefix`` and ``stream_suffix``,
     # ``stream_separator`` between items, ``stream_closing`` at its end. An error after the
-    # first item ends it with ``stream_error`` (the ``{"detail": ...}`` JSON in its ``{}``);
-    # JSON's array is left unterminated, so that no parser takes a part for the whole.
+    # first item ends it with ``stream_error`` (the ``{"detail": ...}`` JSON in its ``{}``),
+    # in a shape no item has; JSON's array is left unterminated, so that no parser takes a
+    # part for the whole.
     stream_opening, stream_prefix, stream_suffix, stream_separator, stream_closing = (
         "[", "", "", ",", "]")
     stream_error = None  # type: Optional[str]
@@ -699,7 +700,7 @@ class JSONLinesRenderer(BaseRenderer):
     format = "jsonl"
     stream_opening = stream_closing = stream_prefix = stream_separator = ""
     stream_suffix = "\n"
-    stream_error = "{}\n"
+    stream_error = "error: {}\n"  # a line no JSON value starts so: not an item, for any reader
 
     def render(self, data: Any, media_type: MediaType, **options: Any) -> str:
         """A value alone, a line, as a stream's items are written."""
@@ -730,13 +731,20 @@ class NDJSONRenderer(JSONLinesRenderer):
     format = "ndjson"
 
 
+#: The id of the event that ends a stream (`ServerSentEvent.END`) or reports its error: a
+#: request whose Last-Event-ID is this one, an EventSource's reconnection, gets a 204.
+_END_ID = "flask-api:end"
+
+
 class EventStreamRenderer(JSONLinesRenderer):
     """Server-sent events: a stream's items an event each, its data a line of JSON."""
 
     media_type = "text/event-stream"
     format = "sse"
     stream_prefix, stream_suffix = "data: ", "\n\n"
-    stream_error = "event: error\ndata: {}\n\n"
+    # Not "error", which EventSource hands to its onerror with its own connection errors; the
+    # id, as `ServerSentEvent.END`'s, has EventSource's reconnection answered with a 204.
+    stream_error = "data: {}\nevent: stream-error\nid: " + _END_ID + "\n\n"
     response_headers = (("Cache-Control", "no-cache"),)  # a proxy's cached events are stale
 
 
@@ -915,6 +923,16 @@ class APIRequest(Request):
     @property
     def renderers(self) -> Tuple[BaseRenderer, ...]:
         return self._classes("renderer_classes", "DEFAULT_RENDERERS", "set_renderers")
+
+    @property
+    def last_event_id(self) -> Optional[str]:
+        """The ``Last-Event-ID`` header, which an EventSource sends as it reconnects: the id of
+        the last server-sent event it got, to go on from; None without one."""
+        value = self.headers.get("Last-Event-ID")
+        try:  # EventSource sends it as UTF-8, which WSGI hands over as Latin-1
+            return value.encode("latin-1").decode("utf-8") if value is not None else None
+        except UnicodeError:
+            return value
 
     @property
     def accepted_renderer(self) -> BaseRenderer:
@@ -2047,6 +2065,107 @@ _STREAM_HEADERS = (("X-Accel-Buffering", "no"),)  # nginx: pass each item on as 
 _NO_ITEM = object()
 _ITERATOR = collections.abc.Iterator
 _RAW_ITEMS = (str, bytes, bytearray)  # what Flask's own streams are made of
+_RESERVED_EVENTS = frozenset(["stream-end", "stream-error"])  # the stream's own
+
+
+class ServerSentEvent:
+    """A stream's item with a server-sent event's own fields: in server-sent events, its
+    ``data`` (any JSON value) goes with its ``event`` (type), ``id`` (what a client sends back
+    as Last-Event-ID when it reconnects) and ``retry`` (the reconnection delay in ms); the
+    other formats write its data alone. ``ServerSentEvent.END`` ends a stream for good.
+
+    What the standard cannot carry is refused here, not sent broken: an ``id`` or ``event``
+    with a line end, an ``id`` with NUL, a ``retry`` that is no whole number of 0 or more.
+    """
+
+    __slots__ = ("data", "event", "id", "retry", "_fields")
+    #: The id of `END` (and of the event that ends a stream with an error), reserved: a
+    #: request whose Last-Event-ID is this one gets an empty 204 before the view's
+    #: generator runs, which is how the standard tells EventSource to stop reconnecting.
+    END_ID = _END_ID
+    END: typing.ClassVar["ServerSentEvent"]  # yield it last: in server-sent events, the end said
+
+    def __init__(self, data: Any, id: Any = None, event: Optional[str] = None,
+                 retry: Optional[int] = None) -> None:
+        self.data, self.event, self.retry = data, event, retry
+        self.id = None if id is None else _event_field("id", id, "\r\n\0")
+        if self.id == _END_ID or event in _RESERVED_EVENTS:
+            raise ValueError("{!r} is reserved for the events that end a stream: yield "
+                             "ServerSentEvent.END to end one".format(id or event))
+        if retry is not None and (type(retry) is not int or retry < 0):
+            raise ValueError("retry is a delay in milliseconds, a whole number of 0 or more, "
+                             "not {!r}".format(retry))
+        self._fields = "".join("\n{}: {}".format(name, value) for name, value in (
+            ("event", event and _event_field("event", event, "\r\n")), ("id", self.id),
+            ("retry", retry)) if value is not None)
+
+    def __repr__(self) -> str:
+        if self is ServerSentEvent.END:
+            return "ServerSentEvent.END"
+        fields = "".join(", {}={!r}".format(name, getattr(self, name))
+                         for name in ("id", "event", "retry") if getattr(self, name) is not None)
+        return "ServerSentEvent({!r}{})".format(self.data, fields)
+
+
+def _event_field(name: str, value: Any, refused: str) -> str:
+    """An event's field as text, or a ValueError for what it cannot carry."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise TypeError("a ServerSentEvent's {} is a str, not {!r}".format(name, value))
+    text = str(value)
+    if any(character in text for character in refused):
+        raise ValueError("a ServerSentEvent's {} cannot hold {}: {!r}".format(
+            name, " or ".join(repr(character) for character in refused), text))
+    text.encode("utf-8")  # a lone surrogate, which no byte can carry: UnicodeEncodeError
+    return text
+
+
+def _end_event() -> ServerSentEvent:
+    """`ServerSentEvent.END`, made past the constructor's refusal of its reserved fields."""
+    end = ServerSentEvent(None)
+    end.event, end.id = "stream-end", _END_ID
+    end._fields = "\nevent: stream-end\nid: " + _END_ID
+    return end
+
+
+ServerSentEvent.END = _end_event()
+
+
+class _StreamEnd(Exception):
+    """`ServerSentEvent.END` met: the stream is over, after ``text``, its event's (in
+    server-sent events; nothing in the other formats)."""
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__(text)
+        self.text = text
+
+
+def _event_data(item: Any) -> Any:
+    """A stream item's JSON value: an event's data; `ServerSentEvent.END`, the end."""
+    if not isinstance(item, ServerSentEvent):
+        return item
+    if item is ServerSentEvent.END:
+        raise _StreamEnd()
+    return item.data
+
+
+@functools.lru_cache(maxsize=64)
+def _with_events(default: Any) -> Any:
+    """The app's JSON ``default``, which also writes a `ServerSentEvent` as its data: JSON
+    meets one only where it has no type for it, so other items pay nothing for events."""
+    return lambda value: (_event_data(value) if isinstance(value, ServerSentEvent)
+                          else default(value))
+
+
+def _event_writer(encode: Any) -> Any:
+    """Server-sent events' items: an event's data, then its own fields; any other, its JSON."""
+    def write(item: Any) -> str:
+        if not isinstance(item, ServerSentEvent):
+            return encode(item)
+        text = encode(item.data) + item._fields  # type: str
+        if item is ServerSentEvent.END:
+            raise _StreamEnd(text)
+        return text
+    return write
 
 
 def _is_raw(first: Any, headers: Any) -> bool:
@@ -2100,19 +2219,17 @@ def _stream_encoder(app: Flask) -> Any:
     stream is read (unless the view used ``stream_with_context``)."""
     provider = getattr(app, "json", None)  # Flask 2.2+
     if type(provider) is DefaultJSONProvider:
+        ascii_only = bool(provider.ensure_ascii)  # ASCII JSON has no line end to escape
         try:
-            encode = _item_encoder(provider.default, provider.sort_keys,
-                                   bool(provider.ensure_ascii))
+            return _item_encoder(_with_events(provider.default), provider.sort_keys,
+                                 ascii_only, not ascii_only)
         except TypeError:  # an unhashable default: no cached encoder
             pass
-        else:  # ASCII JSON has no line end in it; else, `_line_safe` makes sure
-            return encode if provider.ensure_ascii else _item_encoder(
-                provider.default, provider.sort_keys, False, True)
     if provider is None:  # Flask 1.1 to 2.1: its settings, JSON_AS_ASCII and JSON_SORT_KEYS
         dumps = functools.partial(flask_json.dumps, app=app)
     else:
         dumps = provider.dumps
-    return lambda item: _line_safe(dumps(item))
+    return lambda item: _line_safe(dumps(_event_data(item)))
 
 
 def _streamed(first: Any, items: Any, renderer: Any, encode: Any, app: Flask,
@@ -2120,27 +2237,34 @@ def _streamed(first: Any, items: Any, renderer: Any, encode: Any, app: Flask,
     """The body of a stream: its items' JSON in the renderer's framing, as they come, the
     ``first`` already made. It yields None first, once the first item is written: until
     then, an error is the request's (an item that is no JSON, a 500). After it, an error
-    ends the stream as the format can tell it, and is logged. The items are closed however
-    it ends: a client gone closes it too."""
+    ends the stream as the format can tell it, and is logged. `ServerSentEvent.END` ends it
+    (said so in server-sent events), and nothing after it is read. The items are closed
+    however it ends: a client gone closes it too."""
+    prefix, suffix = renderer.stream_prefix, renderer.stream_suffix
+    before = renderer.stream_separator + prefix
     try:
         head = renderer.stream_opening
-        if first is not _NO_ITEM:
-            head += renderer.stream_prefix + encode(first) + renderer.stream_suffix
+        try:
+            if first is not _NO_ITEM:
+                head += prefix + encode(first) + suffix
+        except _StreamEnd as end:  # the first item is the end: no more are read
+            head, first = head + (end.text and prefix + end.text + suffix), _NO_ITEM
         yield None
         try:
             if head:
                 yield head.encode("utf-8", "backslashreplace")
-            if first is not _NO_ITEM:
-                before = renderer.stream_separator + renderer.stream_prefix
-                suffix = renderer.stream_suffix
-                for text in map(encode, items):
-                    yield (before + text + suffix).encode("utf-8", "backslashreplace")
-            if renderer.stream_closing:
-                yield renderer.stream_closing.encode()
+            for text in map(encode, items if first is not _NO_ITEM else ()):
+                yield (before + text + suffix).encode("utf-8", "backslashreplace")
+        except _StreamEnd as end:
+            if end.text:
+                yield (before + end.text + suffix).encode("utf-8", "backslashreplace")
         except Exception as exc:
             app.logger.error("Exception in the stream of %s", where, exc_info=exc)
             if renderer.stream_error is not None:
                 yield renderer.stream_error.format(_stream_error(exc)).encode()
+            return
+        if renderer.stream_closing:
+            yield renderer.stream_closing.encode()
     finally:
         _close(items)
 
@@ -2153,7 +2277,7 @@ def _stream_error(exc: Exception) -> str:
     else:
         error = exc if isinstance(exc, HTTPException) else default_exceptions[500]()
         detail = error.description
-    return json.dumps({"detail": detail}, ensure_ascii=False, default=str)
+    return _line_safe(json.dumps({"detail": detail}, ensure_ascii=False, default=str))
 
 
 class FlaskAPI(Flask):
@@ -2204,6 +2328,9 @@ class FlaskAPI(Flask):
         bytes, Flask's own stream, sent as Flask sends it; of JSON values, streamed in the
         negotiated format, or the page for a browser, which fetches it as JSON Lines."""
         req = _request._get_current_object()  # type: APIRequest
+        if req.environ.get("HTTP_LAST_EVENT_ID") == _END_ID:  # an EventSource told to stop
+            _close(items)
+            return self._stream_over(headers)
         try:
             first = next(items, _NO_ITEM)
             raw = _is_raw(first, headers)
@@ -2224,7 +2351,10 @@ class FlaskAPI(Flask):
             unread = self.response_class(_rejoined(first, items), status, headers,
                                          mimetype="application/jsonl")
             return _stream_page(unread, renderer, media_type)
-        body = _streamed(first, items, renderer, _stream_encoder(self), self,
+        encode = _stream_encoder(self)
+        if isinstance(renderer, EventStreamRenderer):
+            encode = _event_writer(encode)
+        body = _streamed(first, items, renderer, encode, self,
                          "{} [{}]".format(req.path, req.method))
         try:
             next(body)  # the first item's JSON, while the app's error handlers can answer
@@ -2235,6 +2365,13 @@ class FlaskAPI(Flask):
         response.vary.add("Accept")
         for name, value in _STREAM_HEADERS + tuple(renderer.response_headers):
             response.headers.setdefault(name, value)
+        return response
+
+    def _stream_over(self, headers: Any) -> Response:
+        """The answer to a reconnection after `ServerSentEvent.END` or a stream's error: an
+        empty 204, the standard's one way of telling EventSource not to reconnect again."""
+        response = self.response_class(status=HTTP_204_NO_CONTENT, headers=headers)
+        del response.headers["Content-Type"]
         return response
 
     def _browsable(self, response: Response) -> Response:
