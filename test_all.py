@@ -8372,6 +8372,43 @@ def _stream_app(signals):
     def line_ends():
         return iter(_LINE_END_ITEMS)
 
+    @app.route("/all-good")
+    def all_good():  # a last item that looks like an error, and is not one
+        return iter([{"n": 1}, {"detail": "all good"}])
+
+    def record(token, line):  # in a file: gunicorn's worker is another process
+        with open(os.path.join(signals, "log-" + token), "a") as log:
+            log.write(line + "\n")
+
+    @app.before_request
+    def connected():
+        if request.path.startswith("/events/"):
+            record(request.path.rsplit("/", 1)[1], "connect " + (request.last_event_id or "-"))
+
+    @app.route("/events/<token>")
+    def events(token):
+        """Ticks after the Last-Event-ID sent (any other id: from the start), ``batch`` a
+        connection (then a plain end), up to ``total``, with ids unless ``ids=0``; then
+        ``then``: "end" (ServerSentEvent.END), "error", or nothing."""
+        args, seen = request.args, request.last_event_id or ""
+        after = int(seen) if seen.isdigit() else 0
+        last = min(after + int(args.get("batch", 3)), int(args.get("total", 3)))
+        record(token, "run " + (seen or "-"))
+        for n in range(after + 1, last + 1):
+            record(token, "sent {}".format(n))
+            yield flask_api.ServerSentEvent(
+                {"n": n, "text": "tick\u2028"}, id=n if args.get("ids") != "0" else None,
+                event="tick", retry=int(args.get("retry", 100)))
+        if last == int(args.get("total", 3)) and args.get("then") == "end":
+            yield flask_api.ServerSentEvent.END
+        elif last == int(args.get("total", 3)) and args.get("then") == "error":
+            raise RuntimeError("the job broke")
+
+    @app.route("/eventsource.html")
+    def eventsource_page():
+        """A page of our own that reads ?src with EventSource, its events kept in window.log."""
+        return flask.Response(_EVENTSOURCE_PAGE, mimetype="text/html")
+
     _flask_streaming_examples(app, lambda rv: rv if len(rv) > 1 else rv[0])
     plain = Flask(__name__)  # the same views on plain Flask, at /plain
     _flask_streaming_examples(plain, functools.partial(_as_flask_sends, plain))
@@ -8381,6 +8418,16 @@ def _stream_app(signals):
     app.wsgi_app = DispatcherMiddleware(app.wsgi_app, {"/plain": plain.wsgi_app,
                                                        "/utf8": utf8.wsgi_app})
     return app
+
+
+_EVENTSOURCE_PAGE = """<!DOCTYPE html><title>EventSource</title><script>
+window.log = [];
+const source = window.source = new EventSource(new URLSearchParams(location.search).get("src"));
+for (const type of ["message", "tick", "stream-end", "stream-error"]) {
+  source.addEventListener(type, (event) => log.push([type, event.data, event.lastEventId]));
+}
+source.onerror = () => log.push(["onerror", source.readyState]);
+</script>"""
 
 
 # Every character str.splitlines() ends a line at, in values and keys, and text beside them.
@@ -8457,6 +8504,12 @@ class _StreamServer:
 
     def __init__(self, kind, signals, port, logged):
         self.kind, self.signals, self.port, self.logged = kind, signals, port, logged
+        self.url = "http://127.0.0.1:{}".format(port)
+
+    def records(self, token):
+        """What /events/<token> wrote down: each connection, run and event sent."""
+        path = os.path.join(self.signals, "log-" + token)
+        return _read(path).splitlines() if os.path.exists(path) else []
 
     def get(self, path, accept=None, method="GET"):
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
@@ -8692,6 +8745,96 @@ def test_stream_items_follow_the_apps_ensure_ascii_and_sort_keys():
     _json_settings(app, ensure_ascii=False, sort_keys=False)
     assert client.get("/items?format=ndjson").data == '{"b": "ü\\u2028", "a": 1}\n'.encode()
     assert client.get("/items?format=sse").data == 'data: {"b": "ü\\u2028", "a": 1}\n\n'.encode()
+
+
+def _ticks(first, last, ids=True):
+    """What /events/<token> sends, as (event, data, id)."""
+    return [("tick", {"n": n, "text": "tick\u2028"}, str(n) if ids else "")
+            for n in range(first, last + 1)]
+
+
+_END = ("stream-end", None, "flask-api:end")
+_ERROR = ("stream-error", {"detail": default_exceptions[500].description}, "flask-api:end")
+
+
+def _token():
+    return "t{}".format(random.getrandbits(48))
+
+
+@pytest.mark.parametrize("then, last", [("end", _END), ("error", _ERROR)])
+def test_httpx_sse_and_sseclient_read_every_field_and_a_reconnection_after_the_end_is_a_204(
+        stream_server, then, last):
+    httpx, httpx_sse, requests = _optional("httpx"), _optional("httpx_sse"), _optional("requests")
+    sseclient = _optional("sseclient")
+    token = _token()
+    url = "{}/events/{}?then={}".format(stream_server.url, token, then)
+    with httpx.Client(timeout=10) as client, httpx_sse.connect_sse(client, "GET", url) as source:
+        events = list(source.iter_sse())
+    assert [(event.event, event.json(), event.id) for event in events] == _ticks(1, 3) + [last]
+    assert [event.retry for event in events] == [100, 100, 100, None]
+    with requests.get(url, stream=True, timeout=10, headers={  # as sseclient-py's README
+            "Accept": "text/event-stream"}) as response:
+        events = list(sseclient.SSEClient(response).events())
+    assert [(event.event, json.loads(event.data), event.id) for event in events] == (
+        _ticks(1, 3) + [last])
+    # Reconnecting as httpx-sse's documentation shows, with the last id seen: nothing more.
+    with httpx.Client(timeout=10) as client:
+        again = client.get(url, headers={"Last-Event-ID": events[-1].id})
+    assert (again.status_code, again.content) == (204, b"")
+    assert stream_server.records(token) == 2 * (
+        ["connect -", "run -", "sent 1", "sent 2", "sent 3"]) + ["connect flask-api:end"]
+
+
+@pytest.mark.parametrize("then, last", [("end", _END), ("error", _ERROR)])
+def test_requests_sse_resumes_after_a_plain_end_and_stops_at_the_end_said(
+        stream_server, then, last):
+    requests_sse = _optional("requests_sse")
+    token, got = _token(), []
+    url = "{}/events/{}?batch=2&total=5&then={}".format(stream_server.url, token, then)
+    with pytest.raises(requests_sse.InvalidStatusCodeError) as stopped, \
+            requests_sse.EventSource(url, timeout=10) as source:
+        for event in source:  # it reconnects by itself: after each plain end, then 204
+            got.append((event.type, json.loads(event.data), event.last_event_id))
+            assert len(got) <= 6, "events sent again"
+    assert stopped.value.status_code == 204
+    assert got == _ticks(1, 5) + [last]  # each once: resumed from the last id, no replay
+    assert stream_server.records(token) == [
+        "connect -", "run -", "sent 1", "sent 2", "connect 2", "run 2", "sent 3", "sent 4",
+        "connect 4", "run 4", "sent 5", "connect flask-api:end"]
+
+
+def test_curl_reads_each_format_as_it_comes(stream_server):
+    curl = shutil.which("curl")
+    if not curl:
+        pytest.skip("curl is not installed")
+
+    def fetch(path, accept):
+        return subprocess.run([curl, "-sSN", "-H", "Accept: " + accept, stream_server.url + path],
+                              stdout=subprocess.PIPE, check=True, timeout=30).stdout
+    token = _token()
+    assert fetch("/events/{}?then=end".format(token), "text/event-stream") == (
+        b'data: {"n": 1, "text": "tick\\u2028"}\nevent: tick\nid: 1\nretry: 100\n\n'
+        b'data: {"n": 2, "text": "tick\\u2028"}\nevent: tick\nid: 2\nretry: 100\n\n'
+        b'data: {"n": 3, "text": "tick\\u2028"}\nevent: tick\nid: 3\nretry: 100\n\n'
+        b"data: null\nevent: stream-end\nid: flask-api:end\n\n")
+    assert fetch("/events/{}?then=error".format(token), "application/jsonl").endswith(
+        b'{"n": 3, "text": "tick\\u2028"}\nerror: ' + _A_500 + b"\n")
+
+
+@pytest.mark.parametrize("accept", ["application/jsonl", "application/x-ndjson"])
+def test_json_lines_readers_never_take_the_error_line_for_an_item_nor_a_last_detail_for_one(
+        stream_server, accept):
+    jsonlines, ndjson = _optional("jsonlines"), _optional("ndjson")
+    conn, resp = stream_server.get("/failing", accept)
+    with contextlib.closing(conn), jsonlines.Reader(resp) as reader:
+        assert reader.read() == {"before": True}
+        with pytest.raises(jsonlines.InvalidLineError):  # the error line: not an item
+            reader.read()
+    with pytest.raises(ValueError):  # nor is the stream read as a whole one
+        ndjson.loads(stream_server.read("/failing", accept)[2].decode())
+    body = stream_server.read("/all-good", accept)[2]
+    assert ndjson.loads(body.decode()) == [{"n": 1}, {"detail": "all good"}]
+    assert not re.search(rb"(^|\n)error: ", body)
 
 
 def test_stream_with_context_keeps_the_request_inside_the_generator(stream_server):
@@ -9625,3 +9768,47 @@ def test_browser_shows_a_flaskapi_generator_views_items_live_and_its_error_at_th
     finally:
         gate.set()
         tab.context.close()
+
+
+# ---------------------------------------------------------------------------
+# In a browser: EventSource reading a stream (#36)
+# Chromium's own EventSource, on a small page of the test app's, against a FlaskAPI view.
+# ---------------------------------------------------------------------------
+
+def test_chromium_eventsource_gets_each_event_once_and_stops_at_the_end_or_an_error(
+        chromium, live_site, tmp_path):
+    """Over 10 s, the server counts connections, runs and events: after the end said or an
+    error, the reconnection gets a 204 and nothing runs again; after a plain end, EventSource
+    goes on from the last id, with no event sent twice."""
+    signals = str(tmp_path)
+    server = _StreamServer("werkzeug", signals, live_site.server.server_port, lambda: "")
+    site, started, tabs = live_site.serve(_stream_app(signals)), time.monotonic(), {}
+    queries = {"end": "batch=2&total=5&then=end", "error": "then=error&ids=0",
+               "plain": "batch=2&total=4&retry=1000"}
+    try:
+        for name, query in queries.items():
+            tabs[name] = _new_tab(chromium, site), _token()
+            tabs[name][0].goto("/eventsource.html?src=" + urllib.parse.quote(
+                "/events/{}?{}".format(tabs[name][1], query)))
+        for name in ("end", "error"):  # closed: EventSource's readyState CLOSED
+            tabs[name][0].wait_for_function("window.source.readyState === 2")
+        tabs["end"][0].wait_for_timeout(max(0, 10000 - 1000 * (time.monotonic() - started)))
+        logs = {name: tab.evaluate("window.log") for name, (tab, _) in tabs.items()}
+    finally:
+        for tab, _ in tabs.values():
+            tab.context.close()
+    seen = {name: [(kind, json.loads(data), last) for kind, data, last in
+                   (entry for entry in log if entry[0] != "onerror")]
+            for name, log in logs.items()}
+    assert seen == {"end": _ticks(1, 5) + [_END], "error": _ticks(1, 3, ids=False) + [_ERROR],
+                    "plain": _ticks(1, 4)}
+    assert logs["end"][-1] == logs["error"][-1] == ["onerror", 2]  # closed by the 204
+    assert server.records(tabs["end"][1]) == [
+        "connect -", "run -", "sent 1", "sent 2", "connect 2", "run 2", "sent 3", "sent 4",
+        "connect 4", "run 4", "sent 5", "connect flask-api:end"]
+    assert server.records(tabs["error"][1]) == [
+        "connect -", "run -", "sent 1", "sent 2", "sent 3", "connect flask-api:end"]
+    plain = server.records(tabs["plain"][1])  # a reconnection a second, each from id 4
+    assert plain[:8] == ["connect -", "run -", "sent 1", "sent 2", "connect 2", "run 2",
+                         "sent 3", "sent 4"]
+    assert len(plain) >= 8 + 2 * 5 and set(plain[8:]) == {"connect 4", "run 4"}
