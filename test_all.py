@@ -24,6 +24,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import tarfile
 import threading
 import time
 import urllib.error
@@ -7083,6 +7084,144 @@ def test_gunicorn_starts_with_postgres_down_answers_503_then_serves_once_it_is_u
         with contextlib.suppress(subprocess.SubprocessError):
             server.stop("immediate")
         shutil.rmtree(server.root, ignore_errors=True)
+
+
+# Two public Flask extensions that stream, wrapped with BrowsableAPI: Flask-SSE (server-sent
+# events from Redis) and Flask-Stream (a job's progress as server-sent events).
+
+_WRAP_APP_PLUGIN = """
+import pytest
+from flask_api import BrowsableAPI
+
+wrapped = []
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    outcome = yield
+    if fixturedef.argname == "app" and outcome.exception is None:
+        wrapped.append(BrowsableAPI(outcome.get_result()))
+
+
+def pytest_terminal_summary(terminalreporter):
+    terminalreporter.write_line("apps wrapped with BrowsableAPI: {}".format(len(wrapped)))
+"""
+
+
+def _published_tests(folder, requirement):
+    """The tests a package ships in its source distribution on PyPI, unchanged, in
+    ``folder``/tests: the registry's own files, as its authors published them."""
+    download = subprocess.run(
+        [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
+         requirement, "-d", str(folder)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if download.returncode:
+        _missing("CI", "cannot download {}: {}".format(requirement, download.stdout[-500:]))
+    (folder / "tests").mkdir()
+    with tarfile.open(str(next(folder.glob("*.tar.gz")))) as archive:
+        for member in archive.getmembers():  # <package>-<version>/tests/*: the files only
+            if member.isfile() and member.name.split("/")[1:2] == ["tests"]:
+                name = member.name.rsplit("/", 1)[1]
+                (folder / "tests" / name).write_bytes(archive.extractfile(member).read())
+    return folder / "tests"
+
+
+def _run_published_tests(tests, *selected):
+    """Run ``tests`` with each of their ``app`` fixtures wrapped with BrowsableAPI: (pytest's
+    exit status, its output). flask_api.py is this repository's."""
+    (tests.parent / "wrap_app.py").write_text(_WRAP_APP_PLUGIN)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([NOTES_DIR, str(tests.parent)]))
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "wrap_app", "-p",
+                          "no:cacheprovider", "--rootdir", str(tests.parent), str(tests)] +
+                         ["-k", " or ".join(selected)] * bool(selected),
+                         cwd=str(tests.parent), env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, timeout=300)
+    return run.returncode, run.stdout.decode("utf-8", "replace")
+
+
+def test_flask_sses_published_tests_pass_unchanged_with_its_app_under_browsable_api(tmp_path):
+    _optional("flask_sse"), _optional("pytest_mock")
+    status, output = _run_published_tests(_published_tests(tmp_path, "Flask-SSE==1.0.0"))
+    assert status == 0 and "20 passed" in output, output
+    assert "apps wrapped with BrowsableAPI: 14" in output, output  # each test's app
+
+
+def test_flask_streams_published_tests_pass_unchanged_with_its_app_under_browsable_api(
+        tmp_path):
+    _optional("flask_stream")
+    status, output = _run_published_tests(_published_tests(tmp_path, "Flask-Stream==1.2.1"))
+    assert status == 0 and "5 passed" in output, output
+    assert "apps wrapped with BrowsableAPI: 2" in output, output
+
+
+def _flask_sse_app(redis_url, browsable):
+    """Flask-SSE's quickstart: its blueprint at /stream, on Redis."""
+    flask_sse = _optional("flask_sse")
+    app = Flask(__name__)
+    app.config["REDIS_URL"] = redis_url
+    app.register_blueprint(flask_sse.sse, url_prefix="/stream")
+    if browsable:
+        BrowsableAPI(app)
+    return app, flask_sse.sse
+
+
+def _first_bytes(response):
+    """The first piece of a response's body, then the response closed: a stream need not end."""
+    try:
+        return next(iter(response.response), b"")
+    finally:
+        response.close()
+
+
+@pytest.mark.parametrize("accept", [None, "text/event-stream"])
+def test_flask_sse_streams_from_redis_as_its_documentation_says_under_browsable_api(
+        redis_url, accept):
+    """Over a real server, what Flask-SSE's documentation shows its client gets, byte for
+    byte, with and without BrowsableAPI; a browser gets a page instead."""
+    sent = []
+    for browsable in (False, True):
+        app, sse = _flask_sse_app(redis_url, browsable)
+        site, channel = _LiveSite(), "channel-{}".format(_token())
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", site.server.server_port, timeout=10)
+            site.serve(app)
+            conn.request("GET", "/stream?channel=" + channel,
+                         headers={"Accept": accept} if accept else {})
+            deadline = time.monotonic() + 10
+            with app.app_context():  # published once the stream listens: what it gets
+                while not sse.redis.pubsub_numsub(channel)[0][1]:
+                    assert time.monotonic() < deadline, "the stream never subscribed"
+                    time.sleep(0.01)
+                sse.publish({"message": "Hello!"}, type="greeting", channel=channel)
+            answer = conn.getresponse()
+            sent.append((answer.status, answer.getheader("Content-Type"),
+                         answer.read(len(b'event:greeting\ndata:{"message": "Hello!"}\n\n'))))
+            conn.close()
+        finally:
+            site.close()
+    assert sent[0] == sent[1] == (200, "text/event-stream; charset=utf-8",
+                                  b'event:greeting\ndata:{"message": "Hello!"}\n\n')
+    page = _flask_sse_app(redis_url, True)[0].test_client().get(
+        "/stream", headers={"Accept": BROWSER_ACCEPT}, buffered=False)
+    assert (page.status_code, page.mimetype) == (200, "text/html")
+    assert _first_bytes(page).startswith(b"<!DOCTYPE html>")
+
+
+def test_flask_streams_job_events_reach_api_clients_raw_and_a_browser_as_a_page():
+    flask_stream = _optional("flask_stream")
+    from flask_stream.jobs import create_job, finish_job, push_event
+    app = Flask(__name__)
+    flask_stream.Stream(app)
+    BrowsableAPI(app)
+    client, job = app.test_client(), create_job()
+    push_event(job, "Progress", {"percent": 50})
+    finish_job(job)
+    assert client.get("/stream/events/" + job).data == (
+        b'event: Progress\ndata: {"percent": 50}\n\nevent: close\ndata: {}\n\n')
+    job = create_job()
+    page = client.get("/stream/events/" + job, headers={"Accept": BROWSER_ACCEPT},
+                      buffered=False)
+    assert (page.status_code, page.mimetype) == (200, "text/html")
+    assert _first_bytes(page).startswith(b"<!DOCTYPE html>")
 
 
 # ---------------------------------------------------------------------------
