@@ -2269,6 +2269,28 @@ def _streamed(first: Any, items: Any, renderer: Any, encode: Any, app: Flask,
         _close(items)
 
 
+# Where a WSGI server hands the app its client's socket: gunicorn's workers, werkzeug's server.
+_SERVER_SOCKETS = ("gunicorn.socket", "werkzeug.socket")
+
+
+def _bound_unread(response: Response, environ: Dict[str, Any], app: Flask) -> Response:
+    """``STREAM_WRITE_TIMEOUT`` (seconds), where the server hands over its client's socket,
+    as the socket's timeout while the stream is sent: a write its client leaves unread that
+    long fails as a write to a client gone does, which closes the stream and frees the
+    worker or thread. The socket's own timeout is back once the stream is closed."""
+    seconds = app.config.get("STREAM_WRITE_TIMEOUT")
+    sock = next(filter(None, map(environ.get, _SERVER_SOCKETS)), None)
+    if seconds is not None and sock is not None:
+        response.call_on_close(functools.partial(_set_timeout, sock, sock.gettimeout()))
+        sock.settimeout(seconds)
+    return response
+
+
+def _set_timeout(sock: Any, seconds: Optional[float]) -> None:
+    with contextlib.suppress(OSError):  # a socket the server has closed already
+        sock.settimeout(seconds)
+
+
 def _stream_error(exc: Exception) -> str:
     """The ``{"detail": ...}`` of an error in a stream: an API or HTTP error's own, else
     that of a 500, which tells the client nothing of the server's insides."""
@@ -2339,8 +2361,9 @@ class FlaskAPI(Flask):
             handled = self.handle_user_exception(*_ctx(), exc)  # type: ignore[call-arg]
             return self.make_response(handled)
         if raw:  # what Flask 2.2+ makes of it, on every Flask
-            return self._browsable(self.response_class(_rejoined(first, items), status=status,
-                                                       headers=headers))
+            raw_response = self.response_class(_rejoined(first, items), status=status,
+                                               headers=headers)
+            return self._browsable(_bound_unread(raw_response, req.environ, self))
         try:
             renderer, media_type = _select_renderer(_stream_offer(req.renderers), req.environ,
                                                     self)
@@ -2365,7 +2388,7 @@ class FlaskAPI(Flask):
         response.vary.add("Accept")
         for name, value in _STREAM_HEADERS + tuple(renderer.response_headers):
             response.headers.setdefault(name, value)
-        return response
+        return _bound_unread(response, req.environ, self)
 
     def _stream_over(self, headers: Any) -> Response:
         """The answer to a reconnection after `ServerSentEvent.END` or a stream's error: an

@@ -8554,8 +8554,22 @@ def _stream_app(signals):
     utf8 = FlaskAPI(__name__)  # and an app whose JSON is not ASCII, at /utf8
     _json_settings(utf8, ensure_ascii=False)
     utf8.add_url_rule("/line-ends", "line_ends", line_ends)
-    app.wsgi_app = DispatcherMiddleware(app.wsgi_app, {"/plain": plain.wsgi_app,
-                                                       "/utf8": utf8.wsgi_app})
+    bounded = FlaskAPI(__name__)  # and one whose streams may go unread 1 s, at /bounded
+    bounded.config["STREAM_WRITE_TIMEOUT"] = 1
+
+    @bounded.route("/unread/<token>")
+    def unread(token):  # big items: a client that reads none fills the buffers at once
+        def items():
+            try:
+                while True:
+                    yield {"pad": "x" * 65536}
+            finally:
+                with open(os.path.join(signals, token), "w") as closed:
+                    closed.write("closed")
+        return items()
+
+    app.wsgi_app = DispatcherMiddleware(app.wsgi_app, {
+        "/plain": plain.wsgi_app, "/utf8": utf8.wsgi_app, "/bounded": bounded.wsgi_app})
     return app
 
 
@@ -8974,6 +8988,75 @@ def test_json_lines_readers_never_take_the_error_line_for_an_item_nor_a_last_det
     body = stream_server.read("/all-good", accept)[2]
     assert ndjson.loads(body.decode()) == [{"n": 1}, {"detail": "all good"}]
     assert not re.search(rb"(^|\n)error: ", body)
+
+
+def _never_read(port, path):
+    """A client that asks for ``path`` and then reads nothing: (socket, when it asked)."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect(("127.0.0.1", port))
+    sock.sendall("GET {} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/jsonl\r\n"
+                 "\r\n".format(path).encode())
+    return sock, time.monotonic()
+
+
+def test_stream_write_timeout_frees_the_thread_a_client_that_stops_reading_holds(
+        stream_server):
+    token = _token()
+    sock, asked = _never_read(stream_server.port, "/bounded/unread/" + token)
+    try:
+        assert stream_server.wait_closed(token), "the stream was never let go"
+        assert time.monotonic() - asked >= 1  # not before its timeout
+        assert stream_server.read("/values", "application/jsonl")[0] == 200
+    finally:
+        sock.close()
+
+
+def test_stream_write_timeout_is_the_sockets_only_while_its_stream_is_sent(tmp_path):
+    class Socket:  # what the server hands over in the environ
+        timeouts = [None]
+
+        def gettimeout(self):
+            return self.timeouts[-1]
+
+        def settimeout(self, seconds):
+            self.timeouts.append(seconds)
+
+    app, sock = _stream_app(str(tmp_path)), Socket()
+    client = app.test_client()
+    for path in ("/bounded/no-such-stream", "/values"):  # no stream; no timeout set
+        client.get(path, environ_base={"werkzeug.socket": sock}).close()
+    assert sock.timeouts == [None]
+    bounded = client.get("/bounded/unread/t", environ_base={"gunicorn.socket": sock},
+                         buffered=False)
+    assert sock.timeouts == [None, 1]
+    bounded.close()
+    assert sock.timeouts == [None, 1, None]
+
+
+def test_stream_write_timeout_frees_a_gunicorn_sync_worker_before_its_own_timeout(tmp_path):
+    """gunicorn's sync worker, one request at a time, is held by a client that does not
+    read until the arbiter kills it at --timeout; STREAM_WRITE_TIMEOUT lets it go first."""
+    if not os.path.exists(GUNICORN):
+        pytest.skip("gunicorn is not installed")
+    signals, log, token = str(tmp_path), str(tmp_path / "gunicorn.log"), _token()
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            [GUNICORN, "--workers", "1", "--worker-class", "sync", "--timeout", "30",
+             "--bind", "127.0.0.1:0", "test_all:_stream_app({!r})".format(signals)],
+            cwd=NOTES_DIR, env=dict(os.environ, XDG_RUNTIME_DIR=signals),
+            stdout=out, stderr=subprocess.STDOUT)
+    try:
+        server = _StreamServer("gunicorn", signals, _wait_for_gunicorn(proc, log, 1), None)
+        sock, asked = _never_read(server.port, "/bounded/unread/" + token)
+        try:
+            assert server.wait_closed(token), "the stream was never let go"
+            assert server.read("/values", "application/jsonl")[0] == 200  # the same worker
+            assert time.monotonic() - asked < 15 and "WORKER TIMEOUT" not in _read(log)
+        finally:
+            sock.close()
+    finally:
+        _stop(proc)
 
 
 def test_stream_with_context_keeps_the_request_inside_the_generator(stream_server):
