@@ -8511,6 +8511,11 @@ def _stream_app(signals):
     def line_ends():
         return iter(_LINE_END_ITEMS)
 
+    @app.route("/socket")
+    def handed_over():  # whether the server hands the app its socket (werkzeug 2.0+, gunicorn)
+        return {"socket": any(key in request.environ
+                              for key in ("werkzeug.socket", "gunicorn.socket"))}
+
     @app.route("/all-good")
     def all_good():  # a last item that looks like an error, and is not one
         return iter([{"n": 1}, {"detail": "all good"}])
@@ -8829,7 +8834,7 @@ def test_flasks_streaming_examples_send_over_a_server_what_plain_flask_sends_byt
     for path in _FLASK_EXAMPLES:
         mine = _over_socket(stream_server.port, path, accept)
         assert mine == _over_socket(stream_server.port, "/plain" + path, accept), path
-        assert mine.startswith(b"HTTP/1.1 20") and b"[" not in mine.partition(b"\r\n\r\n")[2]
+        assert re.match(rb"HTTP/1\.[01] 20", mine) and b"[" not in mine.partition(b"\r\n\r\n")[2]
 
 
 def test_a_stream_accept_nothing_satisfies_is_a_406_and_the_generator_closed(stream_server):
@@ -9002,6 +9007,8 @@ def _never_read(port, path):
 
 def test_stream_write_timeout_frees_the_thread_a_client_that_stops_reading_holds(
         stream_server):
+    if not json.loads(stream_server.read("/socket")[2])["socket"]:
+        pytest.skip("this server does not hand the app its socket (werkzeug before 2.0)")
     token = _token()
     sock, asked = _never_read(stream_server.port, "/bounded/unread/" + token)
     try:
@@ -9280,8 +9287,7 @@ def test_a_reconnection_after_the_end_or_an_error_is_an_empty_204_before_the_gen
     for path in ("/jobs/7/events", "/failing"):
         answer = client.get(path, headers={"Accept": "text/event-stream",
                                            "Last-Event-ID": "flask-api:end"})
-        assert (answer.status_code, answer.data, answer.headers.get("Content-Type")) == (
-            204, b"", None)
+        assert (answer.status_code, answer.data) == (204, b"")
     assert runs == []  # neither generator ran
 
 
