@@ -2087,17 +2087,17 @@ class ServerSentEvent:
 
     def __init__(self, data: Any, id: Any = None, event: Optional[str] = None,
                  retry: Optional[int] = None) -> None:
-        self.data, self.event, self.retry = data, event, retry
+        self.data, self.retry = data, retry
         self.id = None if id is None else _event_field("id", id, "\r\n\0")
-        if self.id == _END_ID or event in _RESERVED_EVENTS:
+        self.event = None if event is None else _event_field("event", event, "\r\n")
+        if self.id == _END_ID or self.event in _RESERVED_EVENTS:
             raise ValueError("{!r} is reserved for the events that end a stream: yield "
                              "ServerSentEvent.END to end one".format(id or event))
         if retry is not None and (type(retry) is not int or retry < 0):
             raise ValueError("retry is a delay in milliseconds, a whole number of 0 or more, "
                              "not {!r}".format(retry))
         self._fields = "".join("\n{}: {}".format(name, value) for name, value in (
-            ("event", event and _event_field("event", event, "\r\n")), ("id", self.id),
-            ("retry", retry)) if value is not None)
+            ("event", self.event), ("id", self.id), ("retry", retry)) if value is not None)
 
     def __repr__(self) -> str:
         if self is ServerSentEvent.END:
@@ -2110,7 +2110,8 @@ class ServerSentEvent:
 def _event_field(name: str, value: Any, refused: str) -> str:
     """An event's field as text, or a ValueError for what it cannot carry."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise TypeError("a ServerSentEvent's {} is a str, not {!r}".format(name, value))
+        raise TypeError("a ServerSentEvent's {} is text or a number, not {!r}".format(
+            name, value))
     text = str(value)
     if any(character in text for character in refused):
         raise ValueError("a ServerSentEvent's {} cannot hold {}: {!r}".format(
