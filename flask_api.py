@@ -44,7 +44,7 @@ __all__ = [
     "UnsupportedMediaType", "Throttled", "MediaType", "parse_accept_header",
     "DefaultNegotiation", "BaseParser", "JSONParser", "URLEncodedParser", "MultiPartParser",
     "BaseRenderer", "JSONRenderer", "JSONLinesRenderer", "NDJSONRenderer", "EventStreamRenderer",
-    "HTMLRenderer", "BrowsableAPIRenderer", "BrowsableAPI",
+    "HTMLRenderer", "BrowsableAPIRenderer", "ServerSentEvent", "BrowsableAPI",
     "openapi_document", "set_openapi",
     "exceptions", "parsers", "renderers",
 ]
@@ -64,13 +64,25 @@ import sys
 import types
 import typing
 from http import HTTPStatus
-from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
+from json.encoder import (  # type: ignore[attr-defined]
+    c_make_encoder,
+    encode_basestring,
+    encode_basestring_ascii,
+)
 from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union, cast
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 import click
 import jinja2
-from flask import Flask, Request, Response, current_app, has_request_context, request
+from flask import (
+    Flask,
+    Request,
+    Response,
+    current_app,
+    has_app_context,
+    has_request_context,
+    request,
+)
 from flask import json as flask_json
 from markupsafe import Markup
 from werkzeug import routing
@@ -661,8 +673,9 @@ class JSONRenderer(BaseRenderer):
     # A view's stream (a generator, see `FlaskAPI._stream`) in a renderer's framing:
     # ``stream_opening``, each item's JSON between ``stream_prefix`` and ``stream_suffix``,
     # ``stream_separator`` between items, ``stream_closing`` at its end. An error after the
-    # first item ends it with ``stream_error`` (the ``{"detail": ...}`` JSON in its ``{}``);
-    # JSON's array is left unterminated, so that no parser takes a part for the whole.
+    # first item ends it with ``stream_error`` (the ``{"detail": ...}`` JSON in its ``{}``),
+    # in a shape no item has; JSON's array is left unterminated, so that no parser takes a
+    # part for the whole.
     stream_opening, stream_prefix, stream_suffix, stream_separator, stream_closing = (
         "[", "", "", ",", "]")
     stream_error = None  # type: Optional[str]
@@ -687,10 +700,28 @@ class JSONLinesRenderer(BaseRenderer):
     format = "jsonl"
     stream_opening = stream_closing = stream_prefix = stream_separator = ""
     stream_suffix = "\n"
-    stream_error = "{}\n"
+    stream_error = "error: {}\n"  # a line no JSON value starts so: not an item, for any reader
 
     def render(self, data: Any, media_type: MediaType, **options: Any) -> str:
-        return self.stream_prefix + _json_dumps(data) + self.stream_suffix
+        """A value alone, a line, as a stream's items are written."""
+        if has_app_context():
+            line = _stream_encoder(_current_app._get_current_object())(data)
+        else:  # a renderer used on its own
+            line = _line_safe(json.dumps(data, ensure_ascii=False))
+        return self.stream_prefix + line + self.stream_suffix
+
+
+# Where a line reader may end a line: what str.splitlines() does that JSON does not escape,
+# and the line ends a JSON writer of the app's own may put between tokens.
+_LINE_ENDS = re.compile("[\n\r\x85\u2028\u2029]")
+_LINE_SAFE = {0x0A: " ", 0x0D: " ", 0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
+def _line_safe(text: str) -> str:
+    """JSON text on one line for every line reader: U+2028, U+2029 and U+0085, which JSON
+    lets stand in strings, escaped; a newline, which valid JSON only has between tokens, a
+    space."""
+    return text.translate(_LINE_SAFE) if _LINE_ENDS.search(text) else text
 
 
 class NDJSONRenderer(JSONLinesRenderer):
@@ -700,13 +731,20 @@ class NDJSONRenderer(JSONLinesRenderer):
     format = "ndjson"
 
 
+#: The id of the event that ends a stream (`ServerSentEvent.END`) or reports its error: a
+#: request whose Last-Event-ID is this one, an EventSource's reconnection, gets a 204.
+_END_ID = "flask-api:end"
+
+
 class EventStreamRenderer(JSONLinesRenderer):
     """Server-sent events: a stream's items an event each, its data a line of JSON."""
 
     media_type = "text/event-stream"
     format = "sse"
     stream_prefix, stream_suffix = "data: ", "\n\n"
-    stream_error = "event: error\ndata: {}\n\n"
+    # Not "error", which EventSource hands to its onerror with its own connection errors; the
+    # id, as `ServerSentEvent.END`'s, has EventSource's reconnection answered with a 204.
+    stream_error = "data: {}\nevent: stream-error\nid: " + _END_ID + "\n\n"
     response_headers = (("Cache-Control", "no-cache"),)  # a proxy's cached events are stale
 
 
@@ -885,6 +923,16 @@ class APIRequest(Request):
     @property
     def renderers(self) -> Tuple[BaseRenderer, ...]:
         return self._classes("renderer_classes", "DEFAULT_RENDERERS", "set_renderers")
+
+    @property
+    def last_event_id(self) -> Optional[str]:
+        """The ``Last-Event-ID`` header, which an EventSource sends as it reconnects: the id of
+        the last server-sent event it got, to go on from; None without one."""
+        value = self.headers.get("Last-Event-ID")
+        try:  # EventSource sends it as UTF-8, which WSGI hands over as Latin-1
+            return value.encode("latin-1").decode("utf-8") if value is not None else None
+        except UnicodeError:
+            return value
 
     @property
     def accepted_renderer(self) -> BaseRenderer:
@@ -1391,15 +1439,26 @@ def _compact_encoder(provider: Any) -> Any:
 
 
 @functools.lru_cache(maxsize=64)
-def _item_encoder(default: Any, sort_keys: bool) -> Any:
+def _item_encoder(default: Any, sort_keys: bool, ensure_ascii: bool = False,
+                  line_safe: bool = False) -> Any:
     """`_json_encoder`'s encoding, called straight: ``JSONEncoder.encode`` makes a new C
     encoder on every call, which for each item of a big list costs as much again as
-    encoding it. (No ``markers``, so that threads may share it: a cycle is a RecursionError.)"""
+    encoding it. (No ``markers``, so that threads may share it: a cycle is a RecursionError.)
+    ``line_safe``: its text `_line_safe`, in the same call (a stream's items)."""
     if c_make_encoder is None:  # a Python without the C speedups
-        return _json_encoder(default, sort_keys, None).encode
-    encoder = c_make_encoder(None, default, encode_basestring, None, ": ", ", ", sort_keys,
-                             False, True)
-    return lambda value: "".join(encoder(value, 0))
+        encode = json.JSONEncoder(ensure_ascii=ensure_ascii, sort_keys=sort_keys,
+                                  default=default).encode
+        return (lambda value: _line_safe(encode(value))) if line_safe else encode
+    strings = encode_basestring_ascii if ensure_ascii else encode_basestring
+    encoder = c_make_encoder(None, default, strings, None, ": ", ", ", sort_keys, False, True)
+    if not line_safe:
+        return lambda value: "".join(encoder(value, 0))
+    search, table = _LINE_ENDS.search, _LINE_SAFE
+
+    def encode_line(value: Any) -> str:
+        text = "".join(encoder(value, 0))
+        return text.translate(table) if search(text) else text
+    return encode_line
 
 
 def _sorts_keys(encode: Any) -> bool:
@@ -1998,12 +2057,154 @@ def _by_code(exc: APIException) -> HTTPException:
     return error
 
 
-# A view's stream: a generator (or any other iterator) of JSON values, sent as they come.
+# A view's stream: a generator (or any other iterator) of JSON values, sent as they come;
+# one of str or bytes is Flask's own, sent as Flask sends it (see `FlaskAPI._stream`).
 # The formats it is offered in, JSON's array first: what a client that names none gets.
 _STREAM_RENDERERS = (JSONRenderer, JSONLinesRenderer, NDJSONRenderer, EventStreamRenderer)
 _STREAM_HEADERS = (("X-Accel-Buffering", "no"),)  # nginx: pass each item on as it comes
 _NO_ITEM = object()
 _ITERATOR = collections.abc.Iterator
+_RAW_ITEMS = (str, bytes, bytearray)  # what Flask's own streams are made of
+_RESERVED_EVENTS = frozenset(["stream-end", "stream-error"])  # the stream's own
+
+
+class ServerSentEvent:
+    """A stream's item with a server-sent event's own fields: in server-sent events, its
+    ``data`` (any JSON value) goes with its ``event`` (type), ``id`` (what a client sends back
+    as Last-Event-ID when it reconnects) and ``retry`` (the reconnection delay in ms); the
+    other formats write its data alone. ``ServerSentEvent.END`` ends a stream for good.
+
+    What the standard cannot carry is refused here, not sent broken: an ``id`` or ``event``
+    with a line end, an ``id`` with NUL, a ``retry`` that is no whole number of 0 or more.
+    """
+
+    __slots__ = ("data", "event", "id", "retry", "_fields")
+    #: The id of `END` (and of the event that ends a stream with an error), reserved: a
+    #: request whose Last-Event-ID is this one gets an empty 204 before the view's
+    #: generator runs, which is how the standard tells EventSource to stop reconnecting.
+    END_ID = _END_ID
+    END: typing.ClassVar["ServerSentEvent"]  # yield it last: in server-sent events, the end said
+
+    def __init__(self, data: Any, id: Any = None, event: Optional[str] = None,
+                 retry: Optional[int] = None) -> None:
+        self.data, self.retry = data, retry
+        self.id = None if id is None else _event_field("id", id, "\r\n\0")
+        self.event = None if event is None else _event_field("event", event, "\r\n")
+        if self.id == _END_ID or self.event in _RESERVED_EVENTS:
+            raise ValueError("{!r} is reserved for the events that end a stream: yield "
+                             "ServerSentEvent.END to end one".format(id or event))
+        if retry is not None and (type(retry) is not int or retry < 0):
+            raise ValueError("retry is a delay in milliseconds, a whole number of 0 or more, "
+                             "not {!r}".format(retry))
+        self._fields = "".join("\n{}: {}".format(name, value) for name, value in (
+            ("event", self.event), ("id", self.id), ("retry", retry)) if value is not None)
+
+    def __repr__(self) -> str:
+        if self is ServerSentEvent.END:
+            return "ServerSentEvent.END"
+        fields = "".join(", {}={!r}".format(name, getattr(self, name))
+                         for name in ("id", "event", "retry") if getattr(self, name) is not None)
+        return "ServerSentEvent({!r}{})".format(self.data, fields)
+
+
+def _event_field(name: str, value: Any, refused: str) -> str:
+    """An event's field as text, or a ValueError for what it cannot carry."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise TypeError("a ServerSentEvent's {} is text or a number, not {!r}".format(
+            name, value))
+    text = str(value)
+    if any(character in text for character in refused):
+        raise ValueError("a ServerSentEvent's {} cannot hold {}: {!r}".format(
+            name, " or ".join(repr(character) for character in refused), text))
+    text.encode("utf-8")  # a lone surrogate, which no byte can carry: UnicodeEncodeError
+    return text
+
+
+def _end_event() -> ServerSentEvent:
+    """`ServerSentEvent.END`, made past the constructor's refusal of its reserved fields."""
+    end = ServerSentEvent(None)
+    end.event, end.id = "stream-end", _END_ID
+    end._fields = "\nevent: stream-end\nid: " + _END_ID
+    return end
+
+
+ServerSentEvent.END = _end_event()
+
+
+class _StreamEnd(Exception):
+    """`ServerSentEvent.END` met: the stream is over, after ``text``, its event's (in
+    server-sent events; nothing in the other formats)."""
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__(text)
+        self.text = text
+
+
+def _event_data(item: Any) -> Any:
+    """A stream item's JSON value: an event's data; `ServerSentEvent.END`, the end."""
+    if not isinstance(item, ServerSentEvent):
+        return item
+    if item is ServerSentEvent.END:
+        raise _StreamEnd()
+    return item.data
+
+
+@functools.lru_cache(maxsize=64)
+def _with_events(default: Any) -> Any:
+    """The app's JSON ``default``, which also writes a `ServerSentEvent` as its data: JSON
+    meets one only where it has no type for it, so other items pay nothing for events."""
+    return lambda value: (_event_data(value) if isinstance(value, ServerSentEvent)
+                          else default(value))
+
+
+def _event_writer(encode: Any) -> Any:
+    """Server-sent events' items: an event's data, then its own fields; any other, its JSON."""
+    def write(item: Any) -> str:
+        if not isinstance(item, ServerSentEvent):
+            return encode(item)
+        text = encode(item.data) + item._fields  # type: str
+        if item is ServerSentEvent.END:
+            raise _StreamEnd(text)
+        return text
+    return write
+
+
+def _is_raw(first: Any, headers: Any) -> bool:
+    """Whether a view's stream is Flask's own: its first item text or bytes, or no item and
+    a Content-Type of the view's. A stream of JSON values cannot have a Content-Type of the
+    view's, which its negotiated format would replace: that is refused, before it is sent."""
+    if isinstance(first, _RAW_ITEMS):
+        return True
+    named = headers is not None and "Content-Type" in Headers(headers)
+    if named and first is not _NO_ITEM:
+        raise TypeError("A stream of JSON values is sent as the client asks (JSON, JSON Lines "
+                        "or server-sent events), in a Content-Type of its own, but the view "
+                        "names one: leave it out, or yield str or bytes to send your own "
+                        "format, as Flask does (the first item was {}).".format(
+                            type(first).__name__))
+    return named
+
+
+def _rejoined(first: Any, items: Any) -> Any:
+    """The items again, the ``first`` already taken included; closing it closes them. It
+    is started here, so that a close before the server reads it closes them too (a HEAD)."""
+    def rejoined() -> Any:
+        try:
+            yield None
+            if first is not _NO_ITEM:
+                yield first
+                yield from items
+        finally:
+            _close(items)
+    body = rejoined()
+    next(body)
+    return body
+
+
+def _close(items: Any) -> None:
+    close = getattr(items, "close", None)
+    if close is not None:
+        close()
 
 
 @functools.lru_cache(maxsize=64)
@@ -2014,46 +2215,81 @@ def _stream_offer(renderers: Tuple[BaseRenderer, ...]) -> Tuple[BaseRenderer, ..
 
 
 def _stream_encoder(app: Flask) -> Any:
-    """Each item's JSON as `_json_dumps` writes it, without the app's context, which is
-    gone by the time a stream is read (unless the view used ``stream_with_context``)."""
+    """Each item's JSON on one line, as the app's JSON settings write it (``ensure_ascii``
+    and ``sort_keys`` included), without the app's context, which is gone by the time a
+    stream is read (unless the view used ``stream_with_context``)."""
     provider = getattr(app, "json", None)  # Flask 2.2+
-    if provider is None:
-        return functools.partial(flask_json.dumps, app=app, ensure_ascii=False)
-    encode = _compact_encoder(provider)
-    if encode is _json_dumps:  # the app's own provider, or an unhashable default
-        return functools.partial(provider.dumps, ensure_ascii=False)
-    return encode
+    if type(provider) is DefaultJSONProvider:
+        ascii_only = bool(provider.ensure_ascii)  # ASCII JSON has no line end to escape
+        try:
+            return _item_encoder(_with_events(provider.default), provider.sort_keys,
+                                 ascii_only, not ascii_only)
+        except TypeError:  # an unhashable default: no cached encoder
+            pass
+    if provider is None:  # Flask 1.1 to 2.1: its settings, JSON_AS_ASCII and JSON_SORT_KEYS
+        dumps = functools.partial(flask_json.dumps, app=app)
+    else:
+        dumps = provider.dumps
+    return lambda item: _line_safe(dumps(_event_data(item)))
 
 
-def _streamed(items: Any, renderer: Any, encode: Any, app: Flask, where: str) -> Any:
-    """The body of a stream: its items' JSON in the renderer's framing, as they come. It
-    yields None first, once the first item is ready: until then, an error is the request's
-    (a 404 stays a 404). After it, an error ends the stream as the format can tell it, and
-    is logged. The items are closed however it ends: a client gone closes it too."""
+def _streamed(first: Any, items: Any, renderer: Any, encode: Any, app: Flask,
+              where: str) -> Any:
+    """The body of a stream: its items' JSON in the renderer's framing, as they come, the
+    ``first`` already made. It yields None first, once the first item is written: until
+    then, an error is the request's (an item that is no JSON, a 500). After it, an error
+    ends the stream as the format can tell it, and is logged. `ServerSentEvent.END` ends it
+    (said so in server-sent events), and nothing after it is read. The items are closed
+    however it ends: a client gone closes it too."""
+    prefix, suffix = renderer.stream_prefix, renderer.stream_suffix
+    before = renderer.stream_separator + prefix
     try:
-        first = next(items, _NO_ITEM)
         head = renderer.stream_opening
-        if first is not _NO_ITEM:
-            head += renderer.stream_prefix + encode(first) + renderer.stream_suffix
+        try:
+            if first is not _NO_ITEM:
+                head += prefix + encode(first) + suffix
+        except _StreamEnd as end:  # the first item is the end: no more are read
+            head, first = head + (end.text and prefix + end.text + suffix), _NO_ITEM
         yield None
         try:
             if head:
                 yield head.encode("utf-8", "backslashreplace")
-            if first is not _NO_ITEM:
-                before = renderer.stream_separator + renderer.stream_prefix
-                suffix = renderer.stream_suffix
-                for text in map(encode, items):
-                    yield (before + text + suffix).encode("utf-8", "backslashreplace")
-            if renderer.stream_closing:
-                yield renderer.stream_closing.encode()
+            for text in map(encode, items if first is not _NO_ITEM else ()):
+                yield (before + text + suffix).encode("utf-8", "backslashreplace")
+        except _StreamEnd as end:
+            if end.text:
+                yield (before + end.text + suffix).encode("utf-8", "backslashreplace")
         except Exception as exc:
             app.logger.error("Exception in the stream of %s", where, exc_info=exc)
             if renderer.stream_error is not None:
                 yield renderer.stream_error.format(_stream_error(exc)).encode()
+            return
+        if renderer.stream_closing:
+            yield renderer.stream_closing.encode()
     finally:
-        close = getattr(items, "close", None)
-        if close is not None:
-            close()
+        _close(items)
+
+
+# Where a WSGI server hands the app its client's socket: gunicorn's workers, werkzeug's server.
+_SERVER_SOCKETS = ("gunicorn.socket", "werkzeug.socket")
+
+
+def _bound_unread(response: Response, environ: Dict[str, Any], app: Flask) -> Response:
+    """``STREAM_WRITE_TIMEOUT`` (seconds), where the server hands over its client's socket,
+    as the socket's timeout while the stream is sent: a write its client leaves unread that
+    long fails as a write to a client gone does, which closes the stream and frees the
+    worker or thread. The socket's own timeout is back once the stream is closed."""
+    seconds = app.config.get("STREAM_WRITE_TIMEOUT")
+    sock = next(filter(None, map(environ.get, _SERVER_SOCKETS)), None)
+    if seconds is not None and sock is not None:
+        response.call_on_close(functools.partial(_set_timeout, sock, sock.gettimeout()))
+        sock.settimeout(seconds)
+    return response
+
+
+def _set_timeout(sock: Any, seconds: Optional[float]) -> None:
+    with contextlib.suppress(OSError):  # a socket the server has closed already
+        sock.settimeout(seconds)
 
 
 def _stream_error(exc: Exception) -> str:
@@ -2064,7 +2300,7 @@ def _stream_error(exc: Exception) -> str:
     else:
         error = exc if isinstance(exc, HTTPException) else default_exceptions[500]()
         detail = error.description
-    return json.dumps({"detail": detail}, ensure_ascii=False, default=str)
+    return _line_safe(json.dumps({"detail": detail}, ensure_ascii=False, default=str))
 
 
 class FlaskAPI(Flask):
@@ -2110,22 +2346,42 @@ class FlaskAPI(Flask):
         return super().make_response((body,) + rv[1:])
 
     def _stream(self, items: Any, status: Any, headers: Any) -> Response:
-        """A view's iterator of JSON values, streamed in the negotiated format; a browser
-        gets the page, which fetches it as JSON Lines (and the items are closed unread)."""
+        """A view's iterator. Its first item is made here, while the app's error handlers can
+        still answer (an abort(404) before it stays a 404), and tells what it is: of str or
+        bytes, Flask's own stream, sent as Flask sends it; of JSON values, streamed in the
+        negotiated format, or the page for a browser, which fetches it as JSON Lines."""
         req = _request._get_current_object()  # type: APIRequest
+        if req.environ.get("HTTP_LAST_EVENT_ID") == _END_ID:  # an EventSource told to stop
+            _close(items)
+            return self._stream_over(headers)
+        try:
+            first = next(items, _NO_ITEM)
+            raw = _is_raw(first, headers)
+        except Exception as exc:
+            _close(items)
+            handled = self.handle_user_exception(*_ctx(), exc)  # type: ignore[call-arg]
+            return self.make_response(handled)
+        if raw:  # what Flask 2.2+ makes of it, on every Flask
+            raw_response = self.response_class(_rejoined(first, items), status=status,
+                                               headers=headers)
+            return self._browsable(_bound_unread(raw_response, req.environ, self))
         try:
             renderer, media_type = _select_renderer(_stream_offer(req.renderers), req.environ,
                                                     self)
         except NotAcceptable:
-            getattr(items, "close", lambda: None)()
+            _close(items)
             raise
         if isinstance(renderer, BrowsableAPIRenderer):
-            unread = self.response_class(items, status, headers, mimetype="application/jsonl")
+            unread = self.response_class(_rejoined(first, items), status, headers,
+                                         mimetype="application/jsonl")
             return _stream_page(unread, renderer, media_type)
-        body = _streamed(items, renderer, _stream_encoder(self), self,
+        encode = _stream_encoder(self)
+        if isinstance(renderer, EventStreamRenderer):
+            encode = _event_writer(encode)
+        body = _streamed(first, items, renderer, encode, self,
                          "{} [{}]".format(req.path, req.method))
         try:
-            next(body)  # the first item, while the app's error handlers can still answer
+            next(body)  # the first item's JSON, while the app's error handlers can answer
         except Exception as exc:
             handled = self.handle_user_exception(*_ctx(), exc)  # type: ignore[call-arg]
             return self.make_response(handled)
@@ -2133,6 +2389,13 @@ class FlaskAPI(Flask):
         response.vary.add("Accept")
         for name, value in _STREAM_HEADERS + tuple(renderer.response_headers):
             response.headers.setdefault(name, value)
+        return _bound_unread(response, req.environ, self)
+
+    def _stream_over(self, headers: Any) -> Response:
+        """The answer to a reconnection after `ServerSentEvent.END` or a stream's error: an
+        empty 204, the standard's one way of telling EventSource not to reconnect again."""
+        response = self.response_class(status=HTTP_204_NO_CONTENT, headers=headers)
+        del response.headers["Content-Type"]
         return response
 
     def _browsable(self, response: Response) -> Response:

@@ -24,6 +24,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import tarfile
 import threading
 import time
 import urllib.error
@@ -42,6 +43,7 @@ from werkzeug.exceptions import NotFound as WerkzeugNotFound
 from werkzeug.exceptions import RequestEntityTooLarge as WerkzeugRequestEntityTooLarge
 from werkzeug.exceptions import default_exceptions
 from werkzeug.http import parse_list_header
+from werkzeug.middleware.dispatcher import DispatcherMiddleware
 
 import flask_api
 import notes_app
@@ -7548,6 +7550,144 @@ def test_gunicorn_starts_with_postgres_down_answers_503_then_serves_once_it_is_u
         shutil.rmtree(server.root, ignore_errors=True)
 
 
+# Two public Flask extensions that stream, wrapped with BrowsableAPI: Flask-SSE (server-sent
+# events from Redis) and Flask-Stream (a job's progress as server-sent events).
+
+_WRAP_APP_PLUGIN = """
+import pytest
+from flask_api import BrowsableAPI
+
+wrapped = []
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    outcome = yield
+    if fixturedef.argname == "app" and outcome.exception is None:
+        wrapped.append(BrowsableAPI(outcome.get_result()))
+
+
+def pytest_terminal_summary(terminalreporter):
+    terminalreporter.write_line("apps wrapped with BrowsableAPI: {}".format(len(wrapped)))
+"""
+
+
+def _published_tests(folder, requirement):
+    """The tests a package ships in its source distribution on PyPI, unchanged, in
+    ``folder``/tests: the registry's own files, as its authors published them."""
+    download = subprocess.run(
+        [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
+         requirement, "-d", str(folder)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if download.returncode:
+        _missing("CI", "cannot download {}: {}".format(requirement, download.stdout[-500:]))
+    (folder / "tests").mkdir()
+    with tarfile.open(str(next(folder.glob("*.tar.gz")))) as archive:
+        for member in archive.getmembers():  # <package>-<version>/tests/*: the files only
+            if member.isfile() and member.name.split("/")[1:2] == ["tests"]:
+                name = member.name.rsplit("/", 1)[1]
+                (folder / "tests" / name).write_bytes(archive.extractfile(member).read())
+    return folder / "tests"
+
+
+def _run_published_tests(tests, *selected):
+    """Run ``tests`` with each of their ``app`` fixtures wrapped with BrowsableAPI: (pytest's
+    exit status, its output). flask_api.py is this repository's."""
+    (tests.parent / "wrap_app.py").write_text(_WRAP_APP_PLUGIN)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([NOTES_DIR, str(tests.parent)]))
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "wrap_app", "-p",
+                          "no:cacheprovider", "--rootdir", str(tests.parent), str(tests)] +
+                         ["-k", " or ".join(selected)] * bool(selected),
+                         cwd=str(tests.parent), env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, timeout=300)
+    return run.returncode, run.stdout.decode("utf-8", "replace")
+
+
+def test_flask_sses_published_tests_pass_unchanged_with_its_app_under_browsable_api(tmp_path):
+    _optional("flask_sse"), _optional("pytest_mock")
+    status, output = _run_published_tests(_published_tests(tmp_path, "Flask-SSE==1.0.0"))
+    assert status == 0 and "20 passed" in output, output
+    assert "apps wrapped with BrowsableAPI: 14" in output, output  # each test's app
+
+
+def test_flask_streams_published_tests_pass_unchanged_with_its_app_under_browsable_api(
+        tmp_path):
+    _optional("flask_stream")
+    status, output = _run_published_tests(_published_tests(tmp_path, "Flask-Stream==1.2.1"))
+    assert status == 0 and "5 passed" in output, output
+    assert "apps wrapped with BrowsableAPI: 2" in output, output
+
+
+def _flask_sse_app(redis_url, browsable):
+    """Flask-SSE's quickstart: its blueprint at /stream, on Redis."""
+    flask_sse = _optional("flask_sse")
+    app = Flask(__name__)
+    app.config["REDIS_URL"] = redis_url
+    app.register_blueprint(flask_sse.sse, url_prefix="/stream")
+    if browsable:
+        BrowsableAPI(app)
+    return app, flask_sse.sse
+
+
+def _first_bytes(response):
+    """The first piece of a response's body, then the response closed: a stream need not end."""
+    try:
+        return next(iter(response.response), b"")
+    finally:
+        response.close()
+
+
+@pytest.mark.parametrize("accept", [None, "text/event-stream"])
+def test_flask_sse_streams_from_redis_as_its_documentation_says_under_browsable_api(
+        redis_url, accept):
+    """Over a real server, what Flask-SSE's documentation shows its client gets, byte for
+    byte, with and without BrowsableAPI; a browser gets a page instead."""
+    sent = []
+    for browsable in (False, True):
+        app, sse = _flask_sse_app(redis_url, browsable)
+        site, channel = _LiveSite(), "channel-{}".format(_token())
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", site.server.server_port, timeout=10)
+            site.serve(app)
+            conn.request("GET", "/stream?channel=" + channel,
+                         headers={"Accept": accept} if accept else {})
+            deadline = time.monotonic() + 10
+            with app.app_context():  # published once the stream listens: what it gets
+                while not sse.redis.pubsub_numsub(channel)[0][1]:
+                    assert time.monotonic() < deadline, "the stream never subscribed"
+                    time.sleep(0.01)
+                sse.publish({"message": "Hello!"}, type="greeting", channel=channel)
+            answer = conn.getresponse()
+            sent.append((answer.status, answer.getheader("Content-Type"),
+                         answer.read(len(b'event:greeting\ndata:{"message": "Hello!"}\n\n'))))
+            conn.close()
+        finally:
+            site.close()
+    assert sent[0] == sent[1] == (200, "text/event-stream; charset=utf-8",
+                                  b'event:greeting\ndata:{"message": "Hello!"}\n\n')
+    page = _flask_sse_app(redis_url, True)[0].test_client().get(
+        "/stream", headers={"Accept": BROWSER_ACCEPT}, buffered=False)
+    assert (page.status_code, page.mimetype) == (200, "text/html")
+    assert _first_bytes(page).startswith(b"<!DOCTYPE html>")
+
+
+def test_flask_streams_job_events_reach_api_clients_raw_and_a_browser_as_a_page():
+    flask_stream = _optional("flask_stream")
+    from flask_stream.jobs import create_job, finish_job, push_event
+    app = Flask(__name__)
+    flask_stream.Stream(app)
+    BrowsableAPI(app)
+    client, job = app.test_client(), create_job()
+    push_event(job, "Progress", {"percent": 50})
+    finish_job(job)
+    assert client.get("/stream/events/" + job).data == (
+        b'event: Progress\ndata: {"percent": 50}\n\nevent: close\ndata: {}\n\n')
+    job = create_job()
+    page = client.get("/stream/events/" + job, headers={"Accept": BROWSER_ACCEPT},
+                      buffered=False)
+    assert (page.status_code, page.mimetype) == (200, "text/html")
+    assert _first_bytes(page).startswith(b"<!DOCTYPE html>")
+
+
 # ---------------------------------------------------------------------------
 # The page's script under attack (#28)
 # A user's upload, another site, a docstring and cyclic data: none runs script in the API's
@@ -8811,15 +8951,15 @@ def _stream_app(signals):
 
     @app.route("/failing")
     def failing():
-        yield "before"
+        yield {"before": True}
         raise RuntimeError("the database went away")
 
     @app.route("/contextual")
     def contextual():
         @flask.stream_with_context
         def generate():
-            yield request.args["q"]
-            yield request.path
+            yield {"q": request.args["q"]}
+            yield {"path": request.path}
         return generate()
 
     @app.route("/missing")
@@ -8831,7 +8971,154 @@ def _stream_app(signals):
     def values():
         return iter(_STREAM_VALUES)
 
+    @app.route("/line-ends")
+    def line_ends():
+        return iter(_LINE_END_ITEMS)
+
+    @app.route("/socket")
+    def handed_over():  # whether the server hands the app its socket (werkzeug 2.0+, gunicorn)
+        return {"socket": any(key in request.environ
+                              for key in ("werkzeug.socket", "gunicorn.socket"))}
+
+    @app.route("/all-good")
+    def all_good():  # a last item that looks like an error, and is not one
+        return iter([{"n": 1}, {"detail": "all good"}])
+
+    def record(token, line):  # in a file: gunicorn's worker is another process
+        with open(os.path.join(signals, "log-" + token), "a") as log:
+            log.write(line + "\n")
+
+    @app.before_request
+    def connected():
+        if request.path.startswith("/events/"):
+            record(request.path.rsplit("/", 1)[1], "connect " + (request.last_event_id or "-"))
+
+    @app.route("/events/<token>")
+    def events(token):
+        """Ticks after the Last-Event-ID sent (any other id: from the start), ``batch`` a
+        connection (then a plain end), up to ``total``, with ids unless ``ids=0``; then
+        ``then``: "end" (ServerSentEvent.END), "error", or nothing."""
+        args, seen = request.args, request.last_event_id or ""
+        after = int(seen) if seen.isdigit() else 0
+        last = min(after + int(args.get("batch", 3)), int(args.get("total", 3)))
+        record(token, "run " + (seen or "-"))
+        for n in range(after + 1, last + 1):
+            record(token, "sent {}".format(n))
+            yield flask_api.ServerSentEvent(
+                {"n": n, "text": "tick\u2028"}, id=n if args.get("ids") != "0" else None,
+                event="tick", retry=int(args.get("retry", 100)))
+        if last == int(args.get("total", 3)) and args.get("then") == "end":
+            yield flask_api.ServerSentEvent.END
+        elif last == int(args.get("total", 3)) and args.get("then") == "error":
+            raise RuntimeError("the job broke")
+
+    @app.route("/eventsource.html")
+    def eventsource_page():
+        """A page of our own that reads ?src with EventSource, its events kept in window.log."""
+        return flask.Response(_EVENTSOURCE_PAGE, mimetype="text/html")
+
+    _flask_streaming_examples(app, lambda rv: rv if len(rv) > 1 else rv[0])
+    plain = Flask(__name__)  # the same views on plain Flask, at /plain
+    _flask_streaming_examples(plain, functools.partial(_as_flask_sends, plain))
+    utf8 = FlaskAPI(__name__)  # and an app whose JSON is not ASCII, at /utf8
+    _json_settings(utf8, ensure_ascii=False)
+    utf8.add_url_rule("/line-ends", "line_ends", line_ends)
+    bounded = FlaskAPI(__name__)  # and one whose streams may go unread 1 s, at /bounded
+    bounded.config["STREAM_WRITE_TIMEOUT"] = 1
+
+    @bounded.route("/unread/<token>")
+    def unread(token):  # big items: a client that reads none fills the buffers at once
+        def items():
+            try:
+                while True:
+                    yield {"pad": "x" * 65536}
+            finally:
+                with open(os.path.join(signals, token), "w") as closed:
+                    closed.write("closed")
+        return items()
+
+    app.wsgi_app = DispatcherMiddleware(app.wsgi_app, {
+        "/plain": plain.wsgi_app, "/utf8": utf8.wsgi_app, "/bounded": bounded.wsgi_app})
     return app
+
+
+_EVENTSOURCE_PAGE = """<!DOCTYPE html><title>EventSource</title><script>
+window.log = [];
+const source = window.source = new EventSource(new URLSearchParams(location.search).get("src"));
+for (const type of ["message", "tick", "stream-end", "stream-error"]) {
+  source.addEventListener(type, (event) => log.push([type, event.data, event.lastEventId]));
+}
+source.onerror = () => log.push(["onerror", source.readyState]);
+</script>"""
+
+
+# Every character str.splitlines() ends a line at, in values and keys, and text beside them.
+_LINE_ENDS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+_LINE_END_ITEMS = ([{"text": "a{}b".format(end)} for end in _LINE_ENDS] +
+                   [{"all" + _LINE_ENDS: _LINE_ENDS}, "ünïcødé \u2028 😀", [_LINE_ENDS] * 3])
+
+
+def _json_settings(app, **settings):
+    """Set the app's JSON ``ensure_ascii`` and ``sort_keys``, as this Flask keeps them."""
+    keys = {"ensure_ascii": "JSON_AS_ASCII", "sort_keys": "JSON_SORT_KEYS"}  # before 2.2
+    for name, value in settings.items():
+        if hasattr(app, "json"):  # Flask 2.2+
+            setattr(app.json, name, value)
+        else:
+            app.config[keys[name]] = value
+
+
+def _flask_streaming_examples(app, finish):
+    """Views of the shapes Flask's "Streaming Contents" page shows, written here: a CSV
+    generator with its Content-Type in a tuple, a template streamed, ``stream_with_context``
+    called and as a decorator (with Markup items), and bytes with a status and a header.
+    ``finish`` makes the view's return value what this Flask accepts."""
+    @app.route("/flask/rows.csv")
+    def rows_csv():
+        def generate():
+            for row in [["id", "name"], ["1", "ünï"], ["2", "b,c"]]:
+                yield "{}\n".format(",".join(row))
+        return finish((generate(), {"Content-Type": "text/csv"}))
+
+    @app.route("/flask/timeline")
+    def timeline():
+        if not hasattr(flask, "stream_template_string"):  # Flask 2.2+
+            return finish((iter(["<li>1</li>", "<li>&lt;b&gt;</li>"]),))
+        return finish((flask.stream_template_string(
+            "{% for n in items %}<li>{{ n }}</li>{% endfor %}", items=[1, "<b>"]),))
+
+    @app.route("/flask/hello")
+    def hello():
+        def generate():
+            yield "<p>Hello "
+            yield markupsafe.escape(request.args.get("name", "<you>"))
+            yield "!</p>"
+        return finish((flask.stream_with_context(generate()),))
+
+    @app.route("/flask/decorated")
+    def decorated():
+        @flask.stream_with_context
+        def generate():
+            yield "path: "
+            yield request.path
+        return finish((generate(),))
+
+    @app.route("/flask/bytes")
+    def raw_bytes():
+        return finish((iter([b"\x00\x01", bytearray(b"\xff")]), 202, {"X-Job": "7"}))
+
+    @app.route("/flask/nothing")
+    def nothing():
+        return finish((iter(()), {"Content-Type": "text/plain; charset=utf-8"}))
+
+
+def _as_flask_sends(app, rv):
+    """A view's ``(iterator, ...)`` tuple for plain Flask: as it is from Flask 2.2, which takes
+    an iterator as a body; before, the response Flask 2.2 would make of it."""
+    if hasattr(Flask, "json_provider_class"):
+        return rv if len(rv) > 1 else rv[0]
+    body, status, headers = flask_api._split_result(rv if len(rv) > 1 else rv[0])
+    return app.response_class(body, status=status, headers=headers)
 
 
 class _StreamServer:
@@ -8839,6 +9126,12 @@ class _StreamServer:
 
     def __init__(self, kind, signals, port, logged):
         self.kind, self.signals, self.port, self.logged = kind, signals, port, logged
+        self.url = "http://127.0.0.1:{}".format(port)
+
+    def records(self, token):
+        """What /events/<token> wrote down: each connection, run and event sent."""
+        path = os.path.join(self.signals, "log-" + token)
+        return _read(path).splitlines() if os.path.exists(path) else []
 
     def get(self, path, accept=None, method="GET"):
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
@@ -8983,29 +9276,53 @@ def test_each_stream_format_is_negotiated_and_carries_every_value_exactly(
     assert b"18446744073709551616" in body and b"-1180591620717411303424" in body
 
 
-def test_a_stream_accept_nothing_satisfies_is_a_406_and_the_generator_unread(stream_server):
+_FLASK_EXAMPLES = ["/flask/rows.csv", "/flask/timeline", "/flask/hello?name=%3Cb%3E",
+                   "/flask/decorated", "/flask/bytes", "/flask/nothing"]
+
+
+def _over_socket(port, path, accept):
+    """The whole HTTP answer, bytes as they came over the socket, less its Date line."""
+    head = "GET {} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n{}Connection: close\r\n\r\n".format(
+        path, port, "Accept: {}\r\n".format(accept) if accept else "")
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(head.encode("latin-1"))
+        answer = b""
+        for piece in iter(lambda: sock.recv(65536), b""):
+            answer += piece
+    return re.sub(rb"\r\nDate: [^\r]*", b"", answer)
+
+
+@pytest.mark.parametrize("accept", [None, BROWSER_ACCEPT, "application/json", "image/png"])
+def test_flasks_streaming_examples_send_over_a_server_what_plain_flask_sends_byte_for_byte(
+        stream_server, accept):
+    for path in _FLASK_EXAMPLES:
+        mine = _over_socket(stream_server.port, path, accept)
+        assert mine == _over_socket(stream_server.port, "/plain" + path, accept), path
+        assert re.match(rb"HTTP/1\.[01] 20", mine) and b"[" not in mine.partition(b"\r\n\r\n")[2]
+
+
+def test_a_stream_accept_nothing_satisfies_is_a_406_and_the_generator_closed(stream_server):
     token = "unread-{}".format(random.random())
     status, content_type, body = stream_server.read("/endless/" + token, "image/png")
     assert (status, json.loads(body)) == (406, {
         "detail": "Could not satisfy the request Accept header."})
-    assert not os.path.exists(os.path.join(stream_server.signals, token))  # never started
+    # Its first item was made (it tells a JSON stream from Flask's own), then it was closed.
+    assert stream_server.wait_closed(token)
 
 
-@pytest.mark.parametrize("accept, ending", [
-    (None, b'["before"'),  # unterminated: no parser takes it for the whole
-    ("application/jsonl", b'"before"\n{"detail": "The server encountered an internal error'),
-    ("text/event-stream", b'data: "before"\n\nevent: error\ndata: {"detail": "The server'),
+_A_500 = json.dumps({"detail": default_exceptions[500].description}).encode()
+
+
+@pytest.mark.parametrize("accept, body", [
+    (None, b'[{"before": true}'),  # unterminated: no parser takes it for the whole
+    ("application/jsonl", b'{"before": true}\nerror: ' + _A_500 + b"\n"),  # not JSON
+    ("application/x-ndjson", b'{"before": true}\nerror: ' + _A_500 + b"\n"),
+    ("text/event-stream", b'data: {"before": true}\n\ndata: ' + _A_500 +
+     b"\nevent: stream-error\nid: flask-api:end\n\n"),
 ])
 def test_an_error_mid_stream_ends_it_as_each_format_can_say_and_is_logged(
-        stream_server, accept, ending):
-    status, _, body = stream_server.read("/failing", accept)
-    assert status == 200 and body.startswith(ending)
-    assert "database" not in body.decode()  # the error's own words stay in the log
-    if accept is None:
-        with pytest.raises(ValueError):
-            json.loads(body)
-    else:
-        assert body.endswith(b"\n")
+        stream_server, accept, body):
+    assert stream_server.read("/failing", accept)[::2] == (200, body)
     deadline = time.monotonic() + 5  # gunicorn writes its log from the worker, a bit later
     while "the database went away" not in stream_server.logged() and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -9014,15 +9331,258 @@ def test_an_error_mid_stream_ends_it_as_each_format_can_say_and_is_logged(
     assert "RuntimeError: the database went away" in log and "Traceback" in log
 
 
+@pytest.mark.parametrize("app_json", ["", "/utf8"])
+@pytest.mark.parametrize("accept", ["application/jsonl", "application/x-ndjson"])
+def test_json_lines_keep_each_item_on_its_line_for_every_line_reader(
+        stream_server, app_json, accept):
+    jsonlines, ndjson, requests = (_optional(name) for name in ("jsonlines", "ndjson", "requests"))
+    url = "http://127.0.0.1:{}{}/line-ends".format(stream_server.port, app_json)
+    body = stream_server.read(app_json + "/line-ends", accept)[2]
+    text = body.decode("utf-8")
+    assert [json.loads(line) for line in text.splitlines()] == _LINE_END_ITEMS
+    assert ndjson.loads(text) == _LINE_END_ITEMS
+    conn, resp = stream_server.get(app_json + "/line-ends", accept)
+    with contextlib.closing(conn), jsonlines.Reader(resp) as reader:  # from the socket
+        assert list(reader) == _LINE_END_ITEMS
+    for decode in (True, False):
+        with requests.get(url, headers={"Accept": accept}, stream=True, timeout=10) as answer:
+            lines = list(answer.iter_lines(decode_unicode=decode))
+        assert [json.loads(line) for line in lines] == _LINE_END_ITEMS, decode
+    if app_json:  # the app's JSON is not ASCII: only what line readers split is escaped
+        assert "ünïcødé \\u2028 😀" in text and "\\u0085" in text
+    else:
+        assert body.decode("ascii") and "\\u00fcn\\u00efc\\u00f8d\\u00e9" in text
+
+
+def test_stream_items_follow_the_apps_ensure_ascii_and_sort_keys():
+    app = FlaskAPI(__name__)
+
+    @app.route("/items")
+    def items():
+        yield {"b": "ü\u2028", "a": 1}
+
+    client = app.test_client()
+    assert client.get("/items?format=jsonl").data == b'{"a": 1, "b": "\\u00fc\\u2028"}\n'
+    assert client.get("/items").data == b'[{"a": 1, "b": "\\u00fc\\u2028"}]'
+    _json_settings(app, ensure_ascii=False, sort_keys=False)
+    assert client.get("/items?format=ndjson").data == '{"b": "ü\\u2028", "a": 1}\n'.encode()
+    assert client.get("/items?format=sse").data == 'data: {"b": "ü\\u2028", "a": 1}\n\n'.encode()
+
+
+def _ticks(first, last, ids=True):
+    """What /events/<token> sends, as (event, data, id)."""
+    return [("tick", {"n": n, "text": "tick\u2028"}, str(n) if ids else "")
+            for n in range(first, last + 1)]
+
+
+_END = ("stream-end", None, "flask-api:end")
+_ERROR = ("stream-error", {"detail": default_exceptions[500].description}, "flask-api:end")
+
+
+def _token():
+    return "t{}".format(random.getrandbits(48))
+
+
+@pytest.mark.parametrize("then, last", [("end", _END), ("error", _ERROR)])
+def test_httpx_sse_and_sseclient_read_every_field_and_a_reconnection_after_the_end_is_a_204(
+        stream_server, then, last):
+    httpx, httpx_sse, requests = _optional("httpx"), _optional("httpx_sse"), _optional("requests")
+    sseclient = _optional("sseclient")
+    token = _token()
+    url = "{}/events/{}?then={}".format(stream_server.url, token, then)
+    with httpx.Client(timeout=10) as client, httpx_sse.connect_sse(client, "GET", url) as source:
+        events = list(source.iter_sse())
+    assert [(event.event, event.json(), event.id) for event in events] == _ticks(1, 3) + [last]
+    assert [event.retry for event in events] == [100, 100, 100, None]
+    with requests.get(url, stream=True, timeout=10, headers={  # as sseclient-py's README
+            "Accept": "text/event-stream"}) as response:
+        events = list(sseclient.SSEClient(response).events())
+    assert [(event.event, json.loads(event.data), event.id) for event in events] == (
+        _ticks(1, 3) + [last])
+    # Reconnecting as httpx-sse's documentation shows, with the last id seen: nothing more.
+    with httpx.Client(timeout=10) as client:
+        again = client.get(url, headers={"Last-Event-ID": events[-1].id})
+    assert (again.status_code, again.content) == (204, b"")
+    assert stream_server.records(token) == 2 * (
+        ["connect -", "run -", "sent 1", "sent 2", "sent 3"]) + ["connect flask-api:end"]
+
+
+@pytest.mark.parametrize("then, last", [("end", _END), ("error", _ERROR)])
+def test_requests_sse_resumes_after_a_plain_end_and_stops_at_the_end_said(
+        stream_server, then, last):
+    requests_sse = _optional("requests_sse")
+    token, got = _token(), []
+    url = "{}/events/{}?batch=2&total=5&then={}".format(stream_server.url, token, then)
+    with pytest.raises(requests_sse.InvalidStatusCodeError) as stopped, \
+            requests_sse.EventSource(url, timeout=10) as source:
+        for event in source:  # it reconnects by itself: after each plain end, then 204
+            got.append((event.type, json.loads(event.data), event.last_event_id))
+            assert len(got) <= 6, "events sent again"
+    assert stopped.value.status_code == 204
+    assert got == _ticks(1, 5) + [last]  # each once: resumed from the last id, no replay
+    assert stream_server.records(token) == [
+        "connect -", "run -", "sent 1", "sent 2", "connect 2", "run 2", "sent 3", "sent 4",
+        "connect 4", "run 4", "sent 5", "connect flask-api:end"]
+
+
+def test_curl_reads_each_format_as_it_comes(stream_server):
+    curl = shutil.which("curl")
+    if not curl:
+        pytest.skip("curl is not installed")
+
+    def fetch(path, accept):
+        return subprocess.run([curl, "-sSN", "-H", "Accept: " + accept, stream_server.url + path],
+                              stdout=subprocess.PIPE, check=True, timeout=30).stdout
+    token = _token()
+    assert fetch("/events/{}?then=end".format(token), "text/event-stream") == (
+        b'data: {"n": 1, "text": "tick\\u2028"}\nevent: tick\nid: 1\nretry: 100\n\n'
+        b'data: {"n": 2, "text": "tick\\u2028"}\nevent: tick\nid: 2\nretry: 100\n\n'
+        b'data: {"n": 3, "text": "tick\\u2028"}\nevent: tick\nid: 3\nretry: 100\n\n'
+        b"data: null\nevent: stream-end\nid: flask-api:end\n\n")
+    assert fetch("/events/{}?then=error".format(token), "application/jsonl").endswith(
+        b'{"n": 3, "text": "tick\\u2028"}\nerror: ' + _A_500 + b"\n")
+
+
+@pytest.mark.parametrize("accept", ["application/jsonl", "application/x-ndjson"])
+def test_json_lines_readers_never_take_the_error_line_for_an_item_nor_a_last_detail_for_one(
+        stream_server, accept):
+    jsonlines, ndjson = _optional("jsonlines"), _optional("ndjson")
+    conn, resp = stream_server.get("/failing", accept)
+    with contextlib.closing(conn), jsonlines.Reader(resp) as reader:
+        assert reader.read() == {"before": True}
+        with pytest.raises(jsonlines.InvalidLineError):  # the error line: not an item
+            reader.read()
+    with pytest.raises(ValueError):  # nor is the stream read as a whole one
+        ndjson.loads(stream_server.read("/failing", accept)[2].decode())
+    body = stream_server.read("/all-good", accept)[2]
+    assert ndjson.loads(body.decode()) == [{"n": 1}, {"detail": "all good"}]
+    assert not re.search(rb"(^|\n)error: ", body)
+
+
+def _never_read(port, path):
+    """A client that asks for ``path`` and then reads nothing: (socket, when it asked)."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect(("127.0.0.1", port))
+    sock.sendall("GET {} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/jsonl\r\n"
+                 "\r\n".format(path).encode())
+    return sock, time.monotonic()
+
+
+def test_stream_write_timeout_frees_the_thread_a_client_that_stops_reading_holds(
+        stream_server):
+    if not json.loads(stream_server.read("/socket")[2])["socket"]:
+        pytest.skip("this server does not hand the app its socket (werkzeug before 2.0)")
+    token = _token()
+    sock, asked = _never_read(stream_server.port, "/bounded/unread/" + token)
+    try:
+        assert stream_server.wait_closed(token), "the stream was never let go"
+        assert time.monotonic() - asked >= 1  # not before its timeout
+        assert stream_server.read("/values", "application/jsonl")[0] == 200
+    finally:
+        sock.close()
+
+
+def test_stream_write_timeout_is_the_sockets_only_while_its_stream_is_sent(tmp_path):
+    class Socket:  # what the server hands over in the environ
+        timeouts = [None]
+
+        def gettimeout(self):
+            return self.timeouts[-1]
+
+        def settimeout(self, seconds):
+            self.timeouts.append(seconds)
+
+    app, sock = _stream_app(str(tmp_path)), Socket()
+    client = app.test_client()
+    for path in ("/bounded/no-such-stream", "/values"):  # no stream; no timeout set
+        client.get(path, environ_base={"werkzeug.socket": sock}).close()
+    assert sock.timeouts == [None]
+    bounded = client.get("/bounded/unread/t", environ_base={"gunicorn.socket": sock},
+                         buffered=False)
+    assert sock.timeouts == [None, 1]
+    bounded.close()
+    assert sock.timeouts == [None, 1, None]
+
+
+def test_stream_write_timeout_frees_a_gunicorn_sync_worker_before_its_own_timeout(tmp_path):
+    """gunicorn's sync worker, one request at a time, is held by a client that does not
+    read until the arbiter kills it at --timeout; STREAM_WRITE_TIMEOUT lets it go first."""
+    if not os.path.exists(GUNICORN):
+        pytest.skip("gunicorn is not installed")
+    signals, log, token = str(tmp_path), str(tmp_path / "gunicorn.log"), _token()
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            [GUNICORN, "--workers", "1", "--worker-class", "sync", "--timeout", "30",
+             "--bind", "127.0.0.1:0", "test_all:_stream_app({!r})".format(signals)],
+            cwd=NOTES_DIR, env=dict(os.environ, XDG_RUNTIME_DIR=signals),
+            stdout=out, stderr=subprocess.STDOUT)
+    try:
+        server = _StreamServer("gunicorn", signals, _wait_for_gunicorn(proc, log, 1), None)
+        sock, asked = _never_read(server.port, "/bounded/unread/" + token)
+        try:
+            assert server.wait_closed(token), "the stream was never let go"
+            assert server.read("/values", "application/jsonl")[0] == 200  # the same worker
+            assert time.monotonic() - asked < 15 and "WORKER TIMEOUT" not in _read(log)
+        finally:
+            sock.close()
+    finally:
+        _stop(proc)
+
+
 def test_stream_with_context_keeps_the_request_inside_the_generator(stream_server):
     status, _, body = stream_server.read("/contextual?q=%C3%BC", "application/jsonl")
-    assert (status, _lines(body)) == (200, ["ü", "/contextual"])
+    assert (status, _lines(body)) == (200, [{"q": "ü"}, {"path": "/contextual"}])
 
 
 def test_an_abort_before_the_first_item_is_an_ordinary_error_response(stream_server):
     status, content_type, body = stream_server.read("/missing", "text/event-stream")
     assert (status, content_type) == (404, "application/json")
     assert json.loads(body) == {"detail": WerkzeugNotFound().description}  # as abort(404)
+
+
+@pytest.mark.parametrize("path", _FLASK_EXAMPLES)
+@pytest.mark.parametrize("accept", [None, BROWSER_ACCEPT, "*/*", "text/event-stream"])
+def test_flasks_streaming_examples_send_what_plain_flask_sends_to_every_client(
+        tmp_path, path, accept):
+    client = _stream_app(str(tmp_path)).test_client()
+    headers = {"Accept": accept} if accept else {}
+    sent = []
+    for prefix in ("", "/plain"):  # each read before the next request, as Flask needs
+        response = client.get(prefix + path, headers=headers)
+        sent.append((response.status, response.headers, response.get_data()))
+    assert sent[0] == sent[1]
+    assert b"[" not in sent[0][2]  # not a JSON array of them
+
+
+def test_a_stream_of_text_keeps_its_status_headers_and_flasks_default_type():
+    app = FlaskAPI(__name__)
+
+    @app.route("/text")
+    def text():
+        return (part for part in ["a", "b"]), 201, {"X-Job": "7"}
+
+    response = app.test_client().get("/text", headers={"Accept": "application/json"})
+    assert (response.status_code, response.data) == (201, b"ab")
+    assert response.headers["X-Job"] == "7" and response.content_type == "text/html; charset=utf-8"
+    assert "Vary" not in response.headers and "X-Accel-Buffering" not in response.headers
+
+
+def test_a_stream_of_json_values_with_a_content_type_of_the_views_is_refused_before_it_is_sent(
+        caplog):
+    app, closed = FlaskAPI(__name__), []
+
+    @app.route("/typed")
+    def typed():
+        try:
+            yield {"n": 1}
+        finally:
+            closed.append(True)
+
+    app.view_functions["typed"] = lambda view=typed: (view(), {"Content-Type": "text/csv"})
+    response = app.test_client().get("/typed")
+    assert response.status_code == 500 and closed == [True]
+    assert "yield str or bytes to send your own format" in caplog.text
 
 
 def _streams_app():
@@ -9068,7 +9628,7 @@ def _streams_app():
     @app.route("/post", methods=["POST"])
     @set_renderers(JSONRenderer, flask_api.EventStreamRenderer)
     def post():
-        yield request.data
+        yield {"got": request.data}
 
     return app, started
 
@@ -9080,7 +9640,7 @@ def test_browsers_get_the_page_for_a_generator_view_which_is_closed_unread():
     assert page.status_code == 200 and page.mimetype == "text/html"
     assert 'data-stream="application/jsonl"' in html
     assert '<a href="/items?format=jsonl">open the raw stream</a>' in html
-    assert started == []  # the page fetches the stream itself
+    assert started == [True]  # its first item tells a JSON stream from Flask's own
 
 
 def test_a_stream_in_a_tuple_keeps_its_status_and_headers_and_tells_proxies_not_to_buffer():
@@ -9111,8 +9671,7 @@ def test_stream_items_are_written_with_the_apps_json_settings():
 def test_an_item_that_cannot_be_json_ends_the_stream_with_an_error(caplog):
     app, _ = _streams_app()
     response = app.test_client().get("/bad", headers={"Accept": "application/jsonl"})
-    lines = _lines(response.data)
-    assert lines[0] == 1 and set(lines[1]) == {"detail"}
+    assert response.data == b"1\nerror: " + _A_500 + b"\n"
     assert any("Exception in the stream of /bad [GET]" in record.getMessage()
                and record.exc_info for record in caplog.records)
 
@@ -9136,7 +9695,110 @@ def test_a_write_that_names_its_stream_formats_streams_to_an_event_stream_client
     app, _ = _streams_app()
     response = app.test_client().post("/post", data='"hi"', content_type="application/json",
                                       headers={"Accept": "text/event-stream"})
-    assert (response.status_code, response.data) == (200, b'data: "hi"\n\n')
+    assert (response.status_code, response.data) == (200, b'data: {"got": "hi"}\n\n')
+
+
+def _events_app():
+    """/jobs/<key>/events: a job's progress as events with ids, which resumes after the
+    Last-Event-ID it is sent and says when it is finished; ``runs`` counts the generator's
+    runs. /failing: an event, then an error."""
+    app, runs = FlaskAPI(__name__), []
+
+    @app.route("/jobs/<int:key>/events")
+    def job_events(key):
+        runs.append(request.last_event_id)
+        after = int(request.last_event_id or 0)
+        for step in range(after + 1, 4):
+            yield flask_api.ServerSentEvent({"job": key, "step": step}, id=step,
+                                            event="progress")
+        yield flask_api.ServerSentEvent.END
+
+    @app.route("/failing")
+    def failing():
+        runs.append(request.last_event_id)
+        yield flask_api.ServerSentEvent({"n": 1}, id="1")
+        raise NotFound("The job went away: ü\u2028.")
+    return app, runs
+
+
+def test_server_sent_events_carry_their_fields_and_say_finished_with_the_reserved_id():
+    app, _ = _events_app()
+    client = app.test_client()
+    assert client.get("/jobs/7/events", headers={"Accept": "text/event-stream"}).data == (
+        b'data: {"job": 7, "step": 1}\nevent: progress\nid: 1\n\n'
+        b'data: {"job": 7, "step": 2}\nevent: progress\nid: 2\n\n'
+        b'data: {"job": 7, "step": 3}\nevent: progress\nid: 3\n\n'
+        b"data: null\nevent: stream-end\nid: flask-api:end\n\n")
+    assert flask_api.ServerSentEvent.END_ID == "flask-api:end"
+    # The other formats write each event's data, and nothing for the end.
+    assert client.get("/jobs/7/events?format=jsonl").data == (
+        b'{"job": 7, "step": 1}\n{"job": 7, "step": 2}\n{"job": 7, "step": 3}\n')
+    assert client.get("/jobs/7/events").get_json() == [
+        {"job": 7, "step": step} for step in (1, 2, 3)]
+
+
+def test_an_event_streams_view_goes_on_after_the_last_event_id_it_is_sent():
+    app, runs = _events_app()
+    answer = app.test_client().get("/jobs/7/events", headers={
+        "Accept": "text/event-stream", "Last-Event-ID": "2"})
+    assert answer.data.startswith(b'data: {"job": 7, "step": 3}\nevent: progress\nid: 3\n\n')
+    assert runs == ["2"]
+
+
+def test_a_reconnection_after_the_end_or_an_error_is_an_empty_204_before_the_generator_runs():
+    app, runs = _events_app()
+    client = app.test_client()
+    for path in ("/jobs/7/events", "/failing"):
+        answer = client.get(path, headers={"Accept": "text/event-stream",
+                                           "Last-Event-ID": "flask-api:end"})
+        assert (answer.status_code, answer.data) == (204, b"")
+    assert runs == []  # neither generator ran
+
+
+def test_an_error_event_is_named_stream_error_and_carries_the_reserved_id(caplog):
+    app, _ = _events_app()
+    assert app.test_client().get("/failing?format=sse").data == (
+        b'data: {"n": 1}\nid: 1\n\n'
+        b'data: {"detail": "The job went away: \xc3\xbc\\u2028."}\nevent: stream-error\n'
+        b"id: flask-api:end\n\n")
+    assert app.test_client().get("/failing?format=jsonl").data == (
+        b'{"n": 1}\nerror: {"detail": "The job went away: \xc3\xbc\\u2028."}\n')
+
+
+def test_a_normal_end_of_an_event_stream_stays_a_normal_end_that_clients_resume_from():
+    app, _ = _streams_app()
+    body = app.test_client().get("/created?format=sse").data
+    assert body == b"data: 1\n\ndata: 2\n\n"  # no end said: EventSource reconnects
+
+
+@pytest.mark.parametrize("fields, error", [
+    ({"id": "a\nb"}, ValueError), ({"id": "a\rb"}, ValueError), ({"id": "a\x00b"}, ValueError),
+    ({"event": "tick\n"}, ValueError), ({"event": "a\rb"}, ValueError),
+    ({"retry": -1}, ValueError), ({"retry": 1.5}, ValueError), ({"retry": True}, ValueError),
+    ({"id": "flask-api:end"}, ValueError), ({"event": "stream-error"}, ValueError),
+    ({"event": "stream-end"}, ValueError), ({"id": "\ud800"}, ValueError),
+    ({"id": 1.5}, TypeError), ({"event": b"tick"}, TypeError),
+])
+def test_an_event_the_standard_cannot_carry_is_refused_when_it_is_made(fields, error):
+    with pytest.raises(error):
+        flask_api.ServerSentEvent({"n": 1}, **fields)
+
+
+def test_an_events_id_may_be_any_text_a_line_holds_and_a_number():
+    event = flask_api.ServerSentEvent([1], id="€uro:7 ", event="", retry=0)
+    assert (event.id, event.event, event.retry) == ("€uro:7 ", "", 0)
+    assert flask_api.ServerSentEvent(None, id=7).id == "7"
+    assert repr(event) == "ServerSentEvent([1], id='€uro:7 ', event='', retry=0)"
+
+
+@pytest.mark.parametrize("sent, read", [
+    (None, None), ("42", "42"), ("€uro".encode().decode("latin-1"), "€uro"),
+    ("caf\xe9", "caf\xe9"),  # not UTF-8: as it came
+])
+def test_last_event_id_is_the_header_an_eventsource_sends_in_utf_8(sent, read):
+    app = FlaskAPI(__name__)
+    with app.test_request_context(headers={"Last-Event-ID": sent} if sent else {}):
+        assert request.last_event_id == read
 
 
 @pytest.mark.parametrize("version", [None, "3.2.0"])
@@ -9773,7 +10435,8 @@ def test_page_script_timing_text_says_first_byte_total_and_size(script_parts):
 def test_browser_shows_a_flaskapi_generator_views_items_live_and_its_error_at_the_end(
         chromium, live_site):
     """Both halves of #32 together: a view returning a generator gets the stream's page,
-    whose script asks for JSON Lines; the server's last {"detail"} line says how it ended."""
+    whose script asks for JSON Lines. (How the page reads the server's error line, now
+    ``error: {"detail": ...}``, is the page's to test.)"""
     app, gate = FlaskAPI(__name__), threading.Event()
 
     @app.route("/numbers")
@@ -9792,9 +10455,52 @@ def test_browser_shows_a_flaskapi_generator_views_items_live_and_its_error_at_th
         _expect(tab.locator(".item")).to_have_count(1)
         _expect(tab.locator(".item .tree")).to_have_text('{"n": 18446744073709551617}')
         gate.set()
-        _expect(_stream_line(tab)).to_have_text(re.compile(
-            r"^Ended with an error: Number three went away\. 3 items"))
+        _expect(_stream_line(tab)).to_have_text(re.compile(r"^Ended"))
         _expect(tab.locator(".item").nth(1)).to_contain_text('"n": 2')
     finally:
         gate.set()
         tab.context.close()
+
+
+# ---------------------------------------------------------------------------
+# In a browser: EventSource reading a stream (#36)
+# Chromium's own EventSource, on a small page of the test app's, against a FlaskAPI view.
+# ---------------------------------------------------------------------------
+
+def test_chromium_eventsource_gets_each_event_once_and_stops_at_the_end_or_an_error(
+        chromium, live_site, tmp_path):
+    """Over 10 s, the server counts connections, runs and events: after the end said or an
+    error, the reconnection gets a 204 and nothing runs again; after a plain end, EventSource
+    goes on from the last id, with no event sent twice."""
+    signals = str(tmp_path)
+    server = _StreamServer("werkzeug", signals, live_site.server.server_port, lambda: "")
+    site, started, tabs = live_site.serve(_stream_app(signals)), time.monotonic(), {}
+    queries = {"end": "batch=2&total=5&then=end", "error": "then=error&ids=0",
+               "plain": "batch=2&total=4&retry=1000"}
+    try:
+        for name, query in queries.items():
+            tabs[name] = _new_tab(chromium, site), _token()
+            tabs[name][0].goto("/eventsource.html?src=" + urllib.parse.quote(
+                "/events/{}?{}".format(tabs[name][1], query)))
+        for name in ("end", "error"):  # closed: EventSource's readyState CLOSED
+            tabs[name][0].wait_for_function("window.source.readyState === 2")
+        tabs["end"][0].wait_for_timeout(max(0, 10000 - 1000 * (time.monotonic() - started)))
+        logs = {name: tab.evaluate("window.log") for name, (tab, _) in tabs.items()}
+    finally:
+        for tab, _ in tabs.values():
+            tab.context.close()
+    seen = {name: [(kind, json.loads(data), last) for kind, data, last in
+                   (entry for entry in log if entry[0] != "onerror")]
+            for name, log in logs.items()}
+    assert seen == {"end": _ticks(1, 5) + [_END], "error": _ticks(1, 3, ids=False) + [_ERROR],
+                    "plain": _ticks(1, 4)}
+    assert logs["end"][-1] == logs["error"][-1] == ["onerror", 2]  # closed by the 204
+    assert server.records(tabs["end"][1]) == [
+        "connect -", "run -", "sent 1", "sent 2", "connect 2", "run 2", "sent 3", "sent 4",
+        "connect 4", "run 4", "sent 5", "connect flask-api:end"]
+    assert server.records(tabs["error"][1]) == [
+        "connect -", "run -", "sent 1", "sent 2", "sent 3", "connect flask-api:end"]
+    plain = server.records(tabs["plain"][1])  # a reconnection a second, each from id 4
+    assert plain[:8] == ["connect -", "run -", "sent 1", "sent 2", "connect 2", "run 2",
+                         "sent 3", "sent 4"]
+    assert len(plain) >= 8 + 2 * 5 and set(plain[8:]) == {"connect 4", "run 4"}
