@@ -2396,6 +2396,7 @@ def _document(app: Flask, routes: List[_Route], notes: Dict[Any, str]) -> Dict[s
                    for tag in operation.get("tags", ())})
     if isinstance(app, FlaskAPI):  # its errors' schema, which wins over a library's "Error"
         components.setdefault("schemas", {})["Error"] = _ERROR_SCHEMA
+    security = _app_security(app, components)
     _add_media_types((components.get("responses") or {}).values(), [  # a library's, by $ref
         renderer for route in routes for renderers in route.renderers.values()
         for renderer in renderers])
@@ -2405,7 +2406,22 @@ def _document(app: Flask, routes: List[_Route], notes: Dict[Any, str]) -> Dict[s
         document["components"] = components
     if tags:
         document["tags"] = [{"name": tag} for tag in tags]
+    if security is not None:
+        document["security"] = security
     return document
+
+
+def _app_security(app: Flask, components: Dict[str, Any]) -> Optional[List[Any]]:
+    """``OPENAPI_SECURITY_SCHEMES`` added to the components (each replacing a library's of its
+    name), and ``OPENAPI_SECURITY``: the requirements of every operation that states none.
+    (Not ``SECURITY_SCHEMES``, APIFlask's, nor ``API_SPEC_OPTIONS``, flask-smorest's.)"""
+    schemes = app.config.get("OPENAPI_SECURITY_SCHEMES")
+    if isinstance(schemes, dict) and schemes:
+        components["securitySchemes"] = dict(components.get("securitySchemes") or {}, **{
+            name: _deep_merged({}, scheme) if isinstance(scheme, dict) else scheme
+            for name, scheme in schemes.items()})  # copies: the document is not the config
+    security = app.config.get("OPENAPI_SECURITY")
+    return list(security) if isinstance(security, (list, tuple)) else None
 
 
 def _openapi_version(app: Flask) -> str:
@@ -2720,8 +2736,9 @@ def _deeper_than(value: Any, most: int) -> bool:
 def _library_document(app: Flask, notes: Dict[Any, str]
                       ) -> Tuple[Dict[Tuple[str, str], Any], Dict[str, Any]]:
     """What the app's own OpenAPI library (flask-smorest, APIFlask) documents: each
-    operation's parameters, body and responses by (path, method), and the components they
-    refer to, in OpenAPI 3.1. None where it has none; where it fails, none, and a note why."""
+    operation's parameters, body, responses and security requirements (its own, else its
+    document's) by (path, method), and the components they refer to, in OpenAPI 3.1. None
+    where it has none; where it fails, none, and a note why."""
     operations, components = {}, {}  # type: Dict[Tuple[str, str], Any], Dict[str, Any]
     try:
         for spec in _library_specs(app):
@@ -2734,7 +2751,10 @@ def _library_document(app: Flask, notes: Dict[Any, str]
                 for method, operation in item.items():
                     if method.upper() in _OPERATION_METHODS or method == "query":
                         operation = {key: operation[key] for key in (
-                            "parameters", "requestBody", "responses") if key in operation}
+                            "parameters", "requestBody", "responses", "security")
+                            if key in operation}
+                        if "security" in spec:  # its document's, for its own operations
+                            operation.setdefault("security", spec["security"])
                         operations[path, method] = _form_data_in_body(_deep_merged(
                             {"parameters": item.get("parameters") or []}, operation), spec)
     except Exception as exc:  # a library's trouble must not cost the app its document
