@@ -3244,7 +3244,10 @@ def _web_url(url: str, root: str) -> Optional[str]:
 
 def _origin(url: str) -> Optional[str]:
     """An absolute http(s) URL's origin, if it is a plain one (`_PLAIN_ORIGIN`)."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # "https://[::1;x]/": not an IPv6 address
+        return None
     origin = "{}://{}".format(parts.scheme, parts.netloc).lower()
     return origin if len(origin) <= 300 and _PLAIN_ORIGIN.match(origin) else None
 
@@ -3332,30 +3335,31 @@ def _challenges(headers: Any) -> List[Dict[str, Any]]:
     if not values:
         return []
     text = ", ".join(values)  # one header or several: the same list (RFC 9110, 5.3)
-    found = _parsed_challenges(text[:_CHALLENGE_TEXT])
-    if len(text) > _CHALLENGE_TEXT and found:
-        found.pop()  # the last may have been cut short
+    found, end = _parsed_challenges(text[:_CHALLENGE_TEXT])
+    if end == _CHALLENGE_TEXT < len(text):
+        found.pop()  # the last one runs to where the text was cut: it may be cut short
     return [_checked(challenge) for challenge in found]
 
 
-def _parsed_challenges(text: str) -> List[Dict[str, Any]]:
-    """Each challenge in a WWW-Authenticate value, up to one that does not parse."""
-    found, at = [], 0  # type: List[Dict[str, Any]], int
+def _parsed_challenges(text: str) -> Tuple[List[Dict[str, Any]], int]:
+    """Each challenge in a WWW-Authenticate value, up to one that does not parse, and
+    where the last one ends."""
+    found, end = [], 0  # type: List[Dict[str, Any]], int
     while len(found) < _MOST_CHALLENGES:
-        scheme = _CHALLENGE_SCHEME.match(text, at)
+        scheme = _CHALLENGE_SCHEME.match(text, end)
         if scheme is None:  # the end, or what no challenge starts with
             break
         challenge = {"scheme": scheme.group(1), "token68": None, "params": {}}  # type: Any
-        at = scheme.end()
-        token68 = _TOKEN68.match(text, at)
+        token68 = _TOKEN68.match(text, scheme.end())
         if token68:
             challenge["token68"], at = token68.group(1), token68.end()
         else:
-            at = _parsed_params(text, at, challenge["params"])
+            at = _parsed_params(text, scheme.end(), challenge["params"])
             if not _LIST_GOES_ON.match(text, at):  # neither a comma nor the end: not one
                 break
         found.append(challenge)
-    return found
+        end = at
+    return found, end
 
 
 def _parsed_params(text: str, at: int, params: Dict[str, str]) -> int:
