@@ -1216,11 +1216,12 @@ class BrowsableAPIRenderer(BaseRenderer):
     @property
     def response_headers(self) -> Sequence[Tuple[str, str]]:  # type: ignore[override]
         """No framing by other sites (clickjacking), and a CSP allowing only this page, and
-        requests to the sign-in's origins (`_auth_offer`): the template's headers, with the
-        app's document's origins."""
+        requests to the origins of its sign-in block (`get_auth`): the template's headers,
+        with the origins of the page's block, which `get_context` keeps in the environ."""
         headers = getattr(self.get_template(), "_flask_api_headers", _NO_PAGE_HEADERS)
-        origins = _document_auth(_current_app._get_current_object()).origins
-        return _with_auth_origins(headers, origins) if origins else headers
+        offer = _request._get_current_object().environ.get(_AUTH_KEY)
+        origins = offer.get("origins") if offer else None
+        return _with_auth_origins(headers, tuple(origins)) if origins else headers
 
     def render(self, data: Any, media_type: MediaType, **options: Any) -> str:
         status = options.get("status_code") or HTTP_200_OK
@@ -1340,7 +1341,8 @@ class BrowsableAPIRenderer(BaseRenderer):
         (the shape is `_auth_offer`'s); the page has its block if there is a scheme or a
         challenge. The document's part is read once per rule and document, the challenges
         per response."""
-        return _auth_offer(app, req.url_rule or _rule_for(app, req), allowed, headers)
+        return _auth_offer(app, req.url_rule or _rule_for(app, req), allowed, headers,
+                           req.script_root)
 
 
 #: A body with a list or object of more items than this is big: on its page each item of
@@ -3060,7 +3062,7 @@ def _add_openapi_command(app: Flask) -> None:
 # Signing in: what the API asks for, from its document and its 401s, for the page
 # ---------------------------------------------------------------------------
 # Called from outside this section only through: BrowsableAPIRenderer.get_auth (_auth_offer)
-# and response_headers (_with_auth_origins), and _send_page (_write_late_challenges).
+# and response_headers (_AUTH_KEY, _with_auth_origins), and _send_page (_write_late_challenges).
 #
 # What the page's sign-in reads is one JSON block, <script type="application/json"
 # id="api-auth">, written as the schemas' is (`_script_json`) and only where there is
@@ -3135,13 +3137,15 @@ def _offers(offer: Dict[str, Any]) -> bool:
     return bool(offer and (offer.get("schemes") or offer.get("challenges")))
 
 
-def _auth_offer(app: Flask, rule: Any, allowed: List[str], headers: Any) -> Dict[str, Any]:
-    """The block for a page (see above): the rule's, with this response's challenges."""
+def _auth_offer(app: Flask, rule: Any, allowed: List[str], headers: Any,
+                root: str) -> Dict[str, Any]:
+    """The block for a page (see above): the rule's, with this response's challenges;
+    ``root``: the request's script root, which a relative URL is a path from."""
     known = _document_auth(app)
-    key = (id(rule) if rule is not None else None, tuple(allowed), _request.script_root)
+    key = (id(rule), tuple(allowed), root)  # None (a page no rule takes) too
     offer = known.offers.get(key)
     if offer is None:
-        offer = known.offers[key] = _rule_offer(known, rule, allowed, key[2])
+        offer = known.offers[key] = _rule_offer(known, rule, allowed, root)
     challenges = _challenges(headers)
     return dict(offer, challenges=challenges) if challenges else offer
 
@@ -3150,7 +3154,7 @@ def _document_auth(app: Flask) -> _DocumentAuth:
     """What the document asks for, read again when it is built again; nothing (and a
     warning in the log) where it cannot be built, as the page's form says of its schemas."""
     routes = app.extensions.get("flask_api_routes") or _described_routes(app)
-    known = app.extensions.get("flask_api_auth")
+    known = app.extensions.get("flask_api_auth")  # type: Optional[_DocumentAuth]
     if known is None or known.routes is not routes:
         try:
             routes, document, _ = _built(app)
@@ -3160,7 +3164,7 @@ def _document_auth(app: Flask) -> _DocumentAuth:
                                "be read (%s)", type(exc).__name__)
             document, origins = {"paths": {}}, ()
         known = app.extensions["flask_api_auth"] = _DocumentAuth(routes, document, origins, {})
-    return cast(_DocumentAuth, known)
+    return known
 
 
 def _rule_offer(known: _DocumentAuth, rule: Any, allowed: List[str], root: str) -> _AuthOffer:
@@ -3330,7 +3334,9 @@ _MOST_PARAMS = 16
 def _challenges(headers: Any) -> List[Dict[str, Any]]:
     """The WWW-Authenticate challenges of a response's headers (see above); [] for none,
     and for what does not parse from where it stops parsing."""
-    items = headers.items() if isinstance(headers, dict) else headers or ()
+    if not headers:
+        return []
+    items = headers.items() if isinstance(headers, dict) else headers
     values = [str(value) for name, value in items if str(name).lower() == "www-authenticate"]
     if not values:
         return []
