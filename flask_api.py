@@ -13,6 +13,7 @@ The file, part by part, each under a banner comment of its name:
     The application       FlaskAPI, the page's form override, set_parsers/set_renderers
     Any Flask app         BrowsableAPI(app): the page for any Flask app's JSON
     The OpenAPI document  /openapi.json, built from the routes' description
+    Signing in            what the API asks for (its schemes, a 401's challenges), for the page
     Flask-API 3.x ...     names and sub-modules kept only for code written for 3.x
     (the page template)   _PAGE, last: its markup, style and script, each a raw string
 
@@ -70,7 +71,7 @@ from json.encoder import (  # type: ignore[attr-defined]
     encode_basestring_ascii,
 )
 from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union, cast
-from urllib.parse import parse_qsl, quote, urlencode, urlsplit
+from urllib.parse import parse_qsl, quote, urlencode, urljoin, urlsplit
 
 import click
 import jinja2
@@ -1262,8 +1263,13 @@ class BrowsableAPIRenderer(BaseRenderer):
 
     @property
     def response_headers(self) -> Sequence[Tuple[str, str]]:  # type: ignore[override]
-        """No framing by other sites (clickjacking), and a CSP allowing only this page."""
-        return getattr(self.get_template(), "_flask_api_headers", _NO_PAGE_HEADERS)
+        """No framing by other sites (clickjacking), and a CSP allowing only this page, and
+        requests to the origins of its sign-in block (`get_auth`): the template's headers,
+        with the origins of the page's block, which `get_context` keeps in the environ."""
+        headers = getattr(self.get_template(), "_flask_api_headers", _NO_PAGE_HEADERS)
+        offer = _request._get_current_object().environ.get(_AUTH_KEY)
+        origins = offer.get("origins") if offer else None
+        return _with_auth_origins(headers, tuple(origins)) if origins else headers
 
     def render(self, data: Any, media_type: MediaType, **options: Any) -> str:
         status = options.get("status_code") or HTTP_200_OK
@@ -1296,6 +1302,7 @@ class BrowsableAPIRenderer(BaseRenderer):
         body = "" if stream else _page_json(data)
         description = self.get_description(view)
         schemas = self.get_schemas(app, req, allowed)
+        auth = req.environ[_AUTH_KEY] = self.get_auth(app, req, allowed, headers)  # and late
         return {
             "base": _page(),
             "branding": app.config.get("BROWSABLE_API_BRANDING", "Flask API"),
@@ -1315,6 +1322,7 @@ class BrowsableAPIRenderer(BaseRenderer):
             "allowed": allowed,
             "content": self.get_form_content(data, body, status, req.method),
             "schemas": schemas and _script_json(schemas),  # the JSON block the form comes from
+            "auth": _offers(auth) and _script_json(auth),  # the JSON block of the sign-in
             "json_url": self.get_json_url(app, req),
             "stream": stream,
             "stream_url": stream and _format_url(app, req, "jsonl"),
@@ -1373,6 +1381,16 @@ class BrowsableAPIRenderer(BaseRenderer):
         if key not in cache:
             cache[key] = _Schemas(_operation_schemas(app, rule, allowed) if rule else {})
         return cache[key]
+
+    def get_auth(self, app: Flask, req: Request, allowed: List[str],
+                 headers: Any) -> Dict[str, Any]:
+        """What the page's sign-in offers: ``{"schemes", "operations", "challenges",
+        "origins"}`` from the app's OpenAPI document and the response's WWW-Authenticate
+        (the shape is `_auth_offer`'s); the page has its block if there is a scheme or a
+        challenge. The document's part is read once per rule and document, the challenges
+        per response."""
+        return _auth_offer(app, req.url_rule or _rule_for(app, req), allowed, headers,
+                           req.script_root)
 
 
 #: A body with a list or object of more items than this is big: on its page each item of
@@ -1829,8 +1847,9 @@ def _send_page(response: Response, rendered: int, shown: FrozenSet[str],
     if len(response.headers) > rendered:  # the view's own headers, at least, and maybe others
         headers = response.headers.to_wsgi_list()
         listed = shown.union(_UNSHOWN_HEADERS, (name.lower() for name, _ in headers[:rendered]))
-        _write_late_headers(response, [(name, value) for name, value in headers[rendered:]
-                                       if name.lower() not in listed])
+        late = [(name, value) for name, value in headers[rendered:] if name.lower() not in listed]
+        _write_late_headers(response, late)
+        _write_late_challenges(response, late, environ)
     return response.get_wsgi_response(environ)
 
 
@@ -2659,6 +2678,7 @@ def _document(app: Flask, routes: List[_Route], notes: Dict[Any, str]) -> Dict[s
                    for tag in operation.get("tags", ())})
     if isinstance(app, FlaskAPI):  # its errors' schema, which wins over a library's "Error"
         components.setdefault("schemas", {})["Error"] = _ERROR_SCHEMA
+    security = _app_security(app, components)
     _add_media_types((components.get("responses") or {}).values(), [  # a library's, by $ref
         renderer for route in routes for renderers in route.renderers.values()
         for renderer in renderers])
@@ -2668,7 +2688,22 @@ def _document(app: Flask, routes: List[_Route], notes: Dict[Any, str]) -> Dict[s
         document["components"] = components
     if tags:
         document["tags"] = [{"name": tag} for tag in tags]
+    if security is not None:
+        document["security"] = security
     return document
+
+
+def _app_security(app: Flask, components: Dict[str, Any]) -> Optional[List[Any]]:
+    """``OPENAPI_SECURITY_SCHEMES`` added to the components (each replacing a library's of its
+    name), and ``OPENAPI_SECURITY``: the requirements of every operation that states none.
+    (Not ``SECURITY_SCHEMES``, APIFlask's, nor ``API_SPEC_OPTIONS``, flask-smorest's.)"""
+    schemes = app.config.get("OPENAPI_SECURITY_SCHEMES")
+    if isinstance(schemes, dict) and schemes:
+        components["securitySchemes"] = dict(components.get("securitySchemes") or {}, **{
+            name: _deep_merged({}, scheme) if isinstance(scheme, dict) else scheme
+            for name, scheme in schemes.items()})  # copies: the document is not the config
+    security = app.config.get("OPENAPI_SECURITY")
+    return list(security) if isinstance(security, (list, tuple)) else None
 
 
 def _openapi_version(app: Flask) -> str:
@@ -2983,8 +3018,9 @@ def _deeper_than(value: Any, most: int) -> bool:
 def _library_document(app: Flask, notes: Dict[Any, str]
                       ) -> Tuple[Dict[Tuple[str, str], Any], Dict[str, Any]]:
     """What the app's own OpenAPI library (flask-smorest, APIFlask) documents: each
-    operation's parameters, body and responses by (path, method), and the components they
-    refer to, in OpenAPI 3.1. None where it has none; where it fails, none, and a note why."""
+    operation's parameters, body, responses and security requirements (its own, else its
+    document's) by (path, method), and the components they refer to, in OpenAPI 3.1. None
+    where it has none; where it fails, none, and a note why."""
     operations, components = {}, {}  # type: Dict[Tuple[str, str], Any], Dict[str, Any]
     try:
         for spec in _library_specs(app):
@@ -2997,7 +3033,10 @@ def _library_document(app: Flask, notes: Dict[Any, str]
                 for method, operation in item.items():
                     if method.upper() in _OPERATION_METHODS or method == "query":
                         operation = {key: operation[key] for key in (
-                            "parameters", "requestBody", "responses") if key in operation}
+                            "parameters", "requestBody", "responses", "security")
+                            if key in operation}
+                        if "security" in spec:  # its document's, for its own operations
+                            operation.setdefault("security", spec["security"])
                         operations[path, method] = _form_data_in_body(_deep_merged(
                             {"parameters": item.get("parameters") or []}, operation), spec)
     except Exception as exc:  # a library's trouble must not cost the app its document
@@ -3283,6 +3322,372 @@ def _add_openapi_command(app: Flask) -> None:
 
 
 # ---------------------------------------------------------------------------
+# Signing in: what the API asks for, from its document and its 401s, for the page
+# ---------------------------------------------------------------------------
+# Called from outside this section only through: BrowsableAPIRenderer.get_auth (_auth_offer)
+# and response_headers (_AUTH_KEY, _with_auth_origins), and _send_page (_write_late_challenges).
+#
+# What the page's sign-in reads is one JSON block, <script type="application/json"
+# id="api-auth">, written as the schemas' is (`_script_json`) and only where there is
+# something to offer: a scheme in the document, or a challenge in the response. Its shape,
+# which the page's script is built against:
+#
+#   {"schemes": {name: scheme, ...},
+#       each of the document's components.securitySchemes, its $ref resolved, with only the
+#       keys type, scheme, bearerFormat, in, name, description, flows and openIdConnectUrl,
+#       each of the type OpenAPI gives it (others left out). "flows" holds only implicit,
+#       password, clientCredentials and authorizationCode, each with only authorizationUrl,
+#       tokenUrl, refreshUrl (strings) and scopes ({scope: description}). A URL is kept
+#       only if it is http(s) on a plain origin (no user, no quote, space or "\\"), or a
+#       relative reference, which is resolved here against the app's root (OpenAPI's
+#       default server, "/") into a path on the page's own origin; any other is left out.
+#    "operations": {METHOD: [requirement, ...], ...},
+#       for each of the page's allowed methods the document has an operation for (HEAD:
+#       GET's), its security requirements as OpenAPI writes them: each {scheme name:
+#       [scope, ...]}, all of one needed; any one requirement will do; [] none needed; a {}
+#       among them, signing in is optional. The operation's own ``security``, else the
+#       document's, else []. A method the document does not describe is not there.
+#    "challenges": [{"scheme": "Bearer", "token68": null, "params": {"realm": "api"}}, ...],
+#       the response's WWW-Authenticate challenges in order (RFC 9110, 11.6.1): the scheme
+#       as sent (compare it without case), a token68 (a string) or auth-params (names in
+#       lower case, values unquoted), never both. Basic's charset (RFC 7617) is kept only
+#       as "UTF-8", Bearer's error_uri (RFC 6750) only as an absolute http(s) URL.
+#    "origins": ["https://auth.example", ...]}
+#       the origins the page may send a credential-bearing request to besides its own:
+#       each flow's tokenUrl and refreshUrl's, and each openIdConnectUrl's, from the
+#       document only (absolute URLs only; a relative one is the page's own origin). The
+#       page's CSP lets its script reach exactly these (connect-src 'self' and them).
+#
+# The document's part is made once per rule and document, as the form's schemas are; the
+# challenges are read per response, of the page only: JSON clients pay nothing for any of it.
+
+#: A scheme's keys and flows that the page reads, and the URLs among them.
+_SCHEME_KEYS = ("type", "scheme", "bearerFormat", "in", "name", "description", "openIdConnectUrl")
+_FLOW_NAMES = ("implicit", "password", "clientCredentials", "authorizationCode")
+_FLOW_URLS = ("authorizationUrl", "tokenUrl", "refreshUrl")
+#: Bounds on what the block holds, whatever the document says: a scheme's scopes, the
+#: schemes, an operation's requirements, and the origins (each is in every page's header).
+_MOST_SCOPES = 256
+_MOST_SCHEMES = 64
+_MOST_REQUIREMENTS = 64
+_MOST_ORIGINS = 8
+#: A plain http(s) origin, lower case: a DNS name or an IP address, and a port.
+_PLAIN_ORIGIN = re.compile(r"https?://(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+                           r"(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?"
+                           r"|\[[0-9a-f:.]{2,45}\])(?::[0-9]{1,5})?\Z")
+_AUTH_KEY = "flask_api.auth"  # in a page's environ: its offer, for a challenge added late
+
+
+class _DocumentAuth(typing.NamedTuple):
+    """What the app's document asks for, read once per document."""
+
+    routes: Any  # the `_Routes` the document was built from: rebuilt when they change
+    document: Dict[str, Any]
+    origins: Tuple[str, ...]  # the block's "origins", and the CSP's connect-src
+    offers: Dict[Any, Any]  # (rule, methods, script root): its `_AuthOffer`
+
+
+class _AuthOffer(dict):
+    """The block's document part for one rule (no challenges), with its JSON written once."""
+
+    def __init__(self, offer: Dict[str, Any]) -> None:
+        super().__init__(offer)
+        self.script = _script_json(offer) if _offers(offer) else None
+
+
+def _offers(offer: Dict[str, Any]) -> bool:
+    """Whether there is something to sign in with: a scheme, or a challenge."""
+    return bool(offer and (offer.get("schemes") or offer.get("challenges")))
+
+
+def _auth_offer(app: Flask, rule: Any, allowed: List[str], headers: Any,
+                root: str) -> Dict[str, Any]:
+    """The block for a page (see above): the rule's, with this response's challenges;
+    ``root``: the request's script root, which a relative URL is a path from."""
+    known = _document_auth(app)
+    key = (id(rule), tuple(allowed), root)  # None (a page no rule takes) too
+    offer = known.offers.get(key)
+    if offer is None:
+        offer = known.offers[key] = _rule_offer(known, rule, allowed, root)
+    challenges = _challenges(headers)
+    return dict(offer, challenges=challenges) if challenges else offer
+
+
+def _document_auth(app: Flask) -> _DocumentAuth:
+    """What the document asks for, read again when it is built again; nothing (and a
+    warning in the log) where it cannot be built, as the page's form says of its schemas."""
+    routes = app.extensions.get("flask_api_routes") or _described_routes(app)
+    known = app.extensions.get("flask_api_auth")  # type: Optional[_DocumentAuth]
+    if known is None or known.routes is not routes:
+        try:
+            routes, document, _ = _built(app)
+            origins = _origins(_offered_schemes(document, "/"))
+        except Exception as exc:  # not a 500 for the page, which stands without sign-in
+            app.logger.warning("The page offers no sign-in: the OpenAPI document could not "
+                               "be read (%s)", type(exc).__name__)
+            document, origins = {"paths": {}}, ()
+        known = app.extensions["flask_api_auth"] = _DocumentAuth(routes, document, origins, {})
+    return known
+
+
+def _rule_offer(known: _DocumentAuth, rule: Any, allowed: List[str], root: str) -> _AuthOffer:
+    """The block's document part for a rule (None: a page no rule takes) and methods."""
+    try:
+        schemes = _offered_schemes(known.document, root + "/")
+        operations = _operations_security(known.document, rule, allowed) if rule else {}
+    except Exception:  # a document of another shape: the challenges alone
+        schemes, operations = {}, {}
+    return _AuthOffer({"schemes": schemes, "operations": operations, "challenges": [],
+                       "origins": list(known.origins)})
+
+
+def _offered_schemes(document: Dict[str, Any], root: str) -> Dict[str, Any]:
+    """The document's security schemes as the page gets them (see above)."""
+    components = document.get("components")
+    schemes = components.get("securitySchemes") if isinstance(components, dict) else None
+    offered = {}  # type: Dict[str, Any]
+    for name, scheme in list(schemes.items() if isinstance(schemes, dict) else ())[
+            :_MOST_SCHEMES]:
+        with contextlib.suppress(_Unreadable):
+            found = _offered_scheme(_dereferenced(scheme, document), root)
+            if found is not None and isinstance(name, str):
+                offered[name] = found
+    return offered
+
+
+def _dereferenced(value: Any, document: Dict[str, Any]) -> Any:
+    """What a ``$ref`` (to a ``$ref``, ...) points at; a loop or a remote one, nothing."""
+    for _ in range(_DEEPEST_REF):
+        ref = value.get("$ref") if isinstance(value, dict) else None
+        if not isinstance(ref, str):
+            return value
+        if not ref.startswith("#/"):
+            return None
+        value = _target(ref, document)
+    return None
+
+
+def _offered_scheme(scheme: Any, root: str) -> Optional[Dict[str, Any]]:
+    """A Security Scheme Object with the keys the page reads, of their types; its URLs
+    kept as `_web_url` allows them. None for what is not one."""
+    if not isinstance(scheme, dict) or not isinstance(scheme.get("type"), str):
+        return None
+    offered = {key: scheme[key] for key in _SCHEME_KEYS
+               if isinstance(scheme.get(key), str)}  # type: Dict[str, Any]
+    if "openIdConnectUrl" in offered:
+        url = _web_url(offered.pop("openIdConnectUrl"), root)
+        if url:
+            offered["openIdConnectUrl"] = url
+    flows = scheme.get("flows")
+    if isinstance(flows, dict):
+        offered["flows"] = {name: _offered_flow(flow, root) for name, flow in flows.items()
+                            if name in _FLOW_NAMES and isinstance(flow, dict)}
+    return offered
+
+
+def _offered_flow(flow: Dict[str, Any], root: str) -> Dict[str, Any]:
+    """An OAuth Flow Object: its URLs that `_web_url` allows, and its scopes."""
+    offered = {}  # type: Dict[str, Any]
+    for key in _FLOW_URLS:
+        url = _web_url(flow[key], root) if isinstance(flow.get(key), str) else None
+        if url:
+            offered[key] = url
+    scopes = flow.get("scopes")
+    if isinstance(scopes, dict):
+        offered["scopes"] = {scope: text for scope, text in list(scopes.items())[:_MOST_SCOPES]
+                             if isinstance(scope, str) and isinstance(text, str)}
+    return offered
+
+
+def _web_url(url: str, root: str) -> Optional[str]:
+    """An http(s) URL on a plain origin as it is, or a relative reference as a path from
+    ``root`` on the page's origin; None for any other (``javascript:``, ``//host``, a quote)."""
+    if not _SAFE_TARGET.match(url) or url.startswith("//"):
+        return None
+    if url.startswith(("http://", "https://")):
+        return url if _origin(url) else None
+    return urljoin(root, url)
+
+
+def _origin(url: str) -> Optional[str]:
+    """An absolute http(s) URL's origin, if it is a plain one (`_PLAIN_ORIGIN`)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # "https://[::1;x]/": not an IPv6 address
+        return None
+    origin = "{}://{}".format(parts.scheme, parts.netloc).lower()
+    return origin if len(origin) <= 300 and _PLAIN_ORIGIN.match(origin) else None
+
+
+def _origins(schemes: Dict[str, Any]) -> Tuple[str, ...]:
+    """The origins of the schemes' token, refresh and OpenID Connect URLs, the first
+    `_MOST_ORIGINS` of them: a page's header must not grow with its document."""
+    urls = [url for scheme in schemes.values() for url in [scheme.get("openIdConnectUrl")] + [
+        flow.get(key) for flow in (scheme.get("flows") or {}).values()
+        for key in ("tokenUrl", "refreshUrl")]]
+    found = []  # type: List[str]
+    for url in urls:
+        origin = _origin(url) if url and url.startswith(("http://", "https://")) else None
+        if origin and origin not in found:
+            found.append(origin)
+    return tuple(found[:_MOST_ORIGINS])
+
+
+def _operations_security(document: Dict[str, Any], rule: Any,
+                         allowed: List[str]) -> Dict[str, List[Dict[str, List[str]]]]:
+    """Each allowed method's security requirements, as the block has them (see above)."""
+    item = document.get("paths", {}).get(_path(rule)[0])
+    if not isinstance(item, dict):
+        return {}
+    extra = item.get("additionalOperations")
+    default = document.get("security") or []
+    found = {}  # type: Dict[str, List[Dict[str, List[str]]]]
+    for method in allowed:
+        operation = item.get(method.lower()) or (
+            extra.get(method) if isinstance(extra, dict) else None)
+        if method == "HEAD" and operation is None:  # answered by the GET view
+            operation = item.get("get")
+        if isinstance(operation, dict):
+            found[method] = _requirements(operation.get("security", default))
+    return found
+
+
+def _requirements(security: Any) -> List[Dict[str, List[str]]]:
+    """Security requirements as OpenAPI writes them, each {name: [scopes]}; what is not
+    one is left out."""
+    found = []
+    for requirement in security[:_MOST_REQUIREMENTS] if isinstance(security, list) else ():
+        if isinstance(requirement, dict) and all(
+                isinstance(name, str) and isinstance(scopes, list)
+                and all(isinstance(scope, str) for scope in scopes)
+                for name, scopes in requirement.items()):
+            found.append({name: list(scopes) for name, scopes in requirement.items()})
+    return found
+
+
+@functools.lru_cache(maxsize=64)
+def _with_auth_origins(headers: Tuple[Tuple[str, str], ...],
+                       origins: Tuple[str, ...]) -> Tuple[Tuple[str, str], ...]:
+    """The page's headers with these origins in its CSP's connect-src: the template's
+    hashes, computed once, and the document's origins, checked once (`_origins`)."""
+    sources = " ".join(origin for origin in origins if _PLAIN_ORIGIN.match(origin))
+    return tuple((name, value.replace("connect-src 'self';", "connect-src 'self' {};".format(
+        sources), 1) if name == "Content-Security-Policy" and sources else value)
+        for name, value in headers)
+
+
+# RFC 9110, 11.6.1: challenge = auth-scheme [ 1*SP ( token68 / #auth-param ) ], in a list.
+_TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
+_CHALLENGE_SCHEME = re.compile(r"[ \t,]*({})(?=[ \t,]|\Z)".format(_TOKEN))
+_TOKEN68 = re.compile(r"[ \t]+([A-Za-z0-9._~+/-]+=*)[ \t]*(?=,|\Z)")
+_AUTH_PARAM = r'({0})[ \t]*=[ \t]*(?:({0})|"([^"\\]*(?:\\.[^"\\]*)*)")[ \t]*(?=,|\Z)'.format(
+    _TOKEN)
+_FIRST_PARAM = re.compile(r"[ \t]+" + _AUTH_PARAM)
+_NEXT_PARAM = re.compile(r"[ \t]*,[ \t,]*" + _AUTH_PARAM)
+_LIST_GOES_ON = re.compile(r"[ \t]*(?:,|\Z)")
+_QUOTED_PAIR = re.compile(r"\\(.)")
+#: A response's challenges are read from the first this many characters of its
+#: WWW-Authenticate headers, at most this many, of at most this many parameters each: a
+#: header of 100 KB or of 10,000 challenges costs the page little, and shows a few.
+_CHALLENGE_TEXT = 8192
+_MOST_CHALLENGES = 16
+_MOST_PARAMS = 16
+
+
+def _challenges(headers: Any) -> List[Dict[str, Any]]:
+    """The WWW-Authenticate challenges of a response's headers (see above); [] for none,
+    and for what does not parse from where it stops parsing."""
+    if not headers:
+        return []
+    items = headers.items() if isinstance(headers, dict) else headers
+    values = [str(value) for name, value in items if str(name).lower() == "www-authenticate"]
+    if not values:
+        return []
+    text = ", ".join(values)  # one header or several: the same list (RFC 9110, 5.3)
+    found, end = _parsed_challenges(text[:_CHALLENGE_TEXT])
+    if end == _CHALLENGE_TEXT < len(text):
+        found.pop()  # the last one runs to where the text was cut: it may be cut short
+    return [_checked(challenge) for challenge in found]
+
+
+def _parsed_challenges(text: str) -> Tuple[List[Dict[str, Any]], int]:
+    """Each challenge in a WWW-Authenticate value, up to one that does not parse, and
+    where the last one ends."""
+    found, end = [], 0  # type: List[Dict[str, Any]], int
+    while len(found) < _MOST_CHALLENGES:
+        scheme = _CHALLENGE_SCHEME.match(text, end)
+        if scheme is None:  # the end, or what no challenge starts with
+            break
+        challenge = {"scheme": scheme.group(1), "token68": None, "params": {}}  # type: Any
+        token68 = _TOKEN68.match(text, scheme.end())
+        if token68:
+            challenge["token68"], at = token68.group(1), token68.end()
+        else:
+            at = _parsed_params(text, scheme.end(), challenge["params"])
+            if not _LIST_GOES_ON.match(text, at):  # neither a comma nor the end: not one
+                break
+        found.append(challenge)
+        end = at
+    return found, end
+
+
+def _parsed_params(text: str, at: int, params: Dict[str, str]) -> int:
+    """Read a challenge's auth-params from ``at`` into ``params``; where they end. A name
+    given twice keeps its first value (RFC 9110 lets each be given once)."""
+    param = _FIRST_PARAM.match(text, at)
+    while param is not None:
+        name, token, quoted = param.groups()
+        if len(params) < _MOST_PARAMS:
+            params.setdefault(name.lower(), token if quoted is None else _QUOTED_PAIR.sub(
+                r"\1", quoted))
+        at = param.end()
+        param = _NEXT_PARAM.match(text, at)
+    return at
+
+
+def _checked(challenge: Dict[str, Any]) -> Dict[str, Any]:
+    """A challenge with what its scheme's RFC does not allow left out: a Basic charset
+    but "UTF-8" (RFC 7617), a Bearer error_uri that is not an http(s) URL (RFC 6750)."""
+    params, scheme = challenge["params"], challenge["scheme"].lower()
+    if scheme == "basic" and "charset" in params:
+        charset = params.pop("charset")
+        if charset.lower() == "utf-8":
+            params["charset"] = "UTF-8"
+    if scheme == "bearer" and "error_uri" in params and not (
+            params["error_uri"].startswith(("http://", "https://"))
+            and _web_url(params["error_uri"], "/")):
+        del params["error_uri"]
+    return challenge
+
+
+#: The block, as the template writes it, and where a page without one gets it.
+_AUTH_BLOCK = '<script type="application/json" id="api-auth">{}</script>'
+_AUTH_OPENING = _AUTH_BLOCK.split("{}")[0].encode("ascii")
+
+
+def _write_late_challenges(response: Response, late: List[Tuple[str, str]],
+                           environ: Dict[str, Any]) -> None:
+    """A WWW-Authenticate added after the page was rendered (Flask-HTTPAuth's decorator adds
+    it to the response its error handler made): its challenges written into the page's
+    block, or a block added before ``</body>``, unless a hook has compressed the page."""
+    if (_AUTH_KEY not in environ or response.is_streamed or "Content-Encoding" in response.headers
+            or not any(name.lower() == "www-authenticate" for name, _ in late)):
+        return
+    offer = dict(environ[_AUTH_KEY] or {}, challenges=_challenges(response.headers))
+    if not _offers(offer):
+        return
+    block = Markup(_AUTH_BLOCK).format(_script_json(offer)).encode("utf-8")
+    body = response.get_data()
+    start = body.find(_AUTH_OPENING)
+    if start >= 0:
+        end = body.find(b"</script>", start) + len(b"</script>")
+    else:
+        start = end = body.rfind(b"</body>")
+    if start >= 0 and end >= start:
+        response.set_data(body[:start] + block + body[end:])
+
+
+# ---------------------------------------------------------------------------
 # Flask-API 3.x compatibility: names and sub-modules kept only for code written for 3.x
 # ---------------------------------------------------------------------------
 
@@ -3445,6 +3850,7 @@ arrive with JavaScript on. Without it, a page cannot show them as they come:
 {%- endif %}</span></pre>
 {#- Filled by the script: "Copy as curl" for the request behind this response -#}
 <div id="api-curl" class="bar" hidden></div>
+{%- if auth %}<script type="application/json" id="api-auth">{{ auth }}</script>{% endif %}
 
 {% if "POST" in allowed or "PUT" in allowed or "PATCH" in allowed %}
 {%- if schemas %}

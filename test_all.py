@@ -4,12 +4,16 @@ Through the Flask test client wherever possible; the browsable page also in a
 real headless Chromium. Runs on Python 3.6 + Flask 1.1 up to the newest.
 """
 
+import base64
 import contextlib
 import datetime
 import functools
 import gc
 import glob
 import gzip
+import hashlib
+import hmac
+import html
 import http.client
 import io
 import itertools
@@ -18,6 +22,7 @@ import logging
 import os
 import random
 import re
+import secrets
 import shutil
 import signal
 import socket
@@ -334,11 +339,12 @@ def _browse(client, url, method="GET", headers=None, **kwargs):
 
 def _assert_inert(page):
     """Nothing on the page but the template's own markup could run script."""
-    assert [el.tag for el in page.elements if el.tag in ("script", "img", "svg", "iframe")] \
-        in (["script"], ["script", "script"])
+    assert [el.tag for el in page.elements if el.tag in ("img", "svg", "iframe")] == []
     assert not page.find("script")[0].attrs
-    for data in page.find("script")[1:]:  # the schema the form is built from, as data (#31)
-        assert data.attrs == {"type": "application/json", "id": "api-schemas"}
+    data_blocks = [data.attrs.get("id") for data in page.find("script")[1:]]
+    assert sorted(data_blocks) in ([], ["api-schemas"], ["api-auth"], ["api-auth", "api-schemas"])
+    for data in page.find("script")[1:]:  # the form's schema (#31) and the sign-in's (#40)
+        assert data.attrs == {"type": "application/json", "id": data.attrs["id"]}
         json.loads(data.text)
     handlers = [(el.tag, name) for el in page.elements for name in el.attrs
                 if name.lower().startswith("on")]
@@ -10504,3 +10510,1396 @@ def test_chromium_eventsource_gets_each_event_once_and_stops_at_the_end_or_an_er
     assert plain[:8] == ["connect -", "run -", "sent 1", "sent 2", "connect 2", "run 2",
                          "sent 3", "sent 4"]
     assert len(plain) >= 8 + 2 * 5 and set(plain[8:]) == {"connect 4", "run 4"}
+
+
+# ---------------------------------------------------------------------------
+# Signing in: what the API asks for (#40)
+# The document's security schemes and each method's requirements, and a response's
+# WWW-Authenticate challenges, as the page's JSON block (id="api-auth") and its CSP carry
+# them; then the real servers the page's sign-in is tried against, each checked here over
+# HTTP without the page: an OAuth 2.0 / OpenID Connect server built with Authlib and the API
+# it protects (`oauth_server`), and apps with Flask-HTTPAuth, Flask-JWT-Extended, APIFlask,
+# flask-smorest, Flask-Login and API keys (`SIGNIN_APPS`, served by `signin_site`).
+# ---------------------------------------------------------------------------
+
+def _auth_block(page):
+    """The page's sign-in block as data (a `_Page`, or a response), or None if it has none."""
+    page = page if isinstance(page, _Page) else _Page(page)
+    found = page.find("script", id="api-auth")
+    assert len(found) <= 1
+    if found:
+        assert found[0].attrs == {"type": "application/json", "id": "api-auth"}
+    return json.loads(found[0].text) if found else None
+
+
+def _connect_src(response):
+    """The sources of the page's CSP connect-src, and the names of all its directives."""
+    policy = response.headers["Content-Security-Policy"]
+    directives = [part.split() for part in policy.split(";")]
+    found = [words[1:] for words in directives if words[0] == "connect-src"]
+    assert len(found) == 1, policy
+    return found[0], [words[0] for words in directives]
+
+
+PAGE_DIRECTIVES = ["default-src", "script-src", "style-src", "connect-src", "img-src",
+                   "form-action", "base-uri", "frame-ancestors"]
+SCHEMES = {
+    "basic": {"type": "http", "scheme": "basic", "description": "Your name and password."},
+    "bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},
+    "key": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
+    "oauth": {"type": "oauth2", "flows": {
+        "authorizationCode": {"authorizationUrl": "https://login.example/authorize",
+                              "tokenUrl": "https://login.example/token",
+                              "refreshUrl": "https://refresh.example:8443/token",
+                              "scopes": {"read": "Read things", "write": "Change things"}},
+        "clientCredentials": {"tokenUrl": "https://login.example/token", "scopes": {}}}},
+    "oidc": {"type": "openIdConnect",
+             "openIdConnectUrl": "https://id.example/.well-known/openid-configuration"},
+}
+
+
+def _secured_app(schemes=SCHEMES, security=({"basic": []}, {"bearer": []}), challenge=None):
+    """A FlaskAPI app whose document names ``schemes`` and the default ``security``:
+    /things/ (GET by default; POST its own, optional sign-in; DELETE for all), and /open,
+    which needs none. Its views answer 401 with ``challenge`` where one is given."""
+    app = FlaskAPI(__name__)
+    app.testing = True
+    app.config.update(OPENAPI_SECURITY_SCHEMES=schemes, OPENAPI_SECURITY=list(security))
+
+    @app.route("/things/", methods=["GET", "POST", "DELETE"])
+    @set_openapi({"post": {"security": [{"oauth": ["write"]}, {}]}, "delete": {"security": []}})
+    def secured_things():
+        """The things, for those signed in."""
+        if challenge is not None:
+            return {"detail": "Sign in first."}, 401, [("WWW-Authenticate", value)
+                                                      for value in challenge]
+        return []
+
+    @app.route("/open")
+    @set_openapi({"security": []})
+    def secured_open():
+        return {"open": True}
+    return app
+
+
+def test_sign_in_schemes_and_requirements_from_config_and_views_are_in_the_valid_document():
+    app = _secured_app()
+    document = _served_document(app)
+    assert document["components"]["securitySchemes"] == SCHEMES
+    assert document["security"] == [{"basic": []}, {"bearer": []}]
+    assert "security" not in _operation(document, "/things/", "get")  # the document's holds
+    assert _operation(document, "/things/", "post")["security"] == [{"oauth": ["write"]}, {}]
+    assert _operation(document, "/things/", "delete")["security"] == []
+    assert _operation(document, "/open", "get")["security"] == []
+    app.config["OPENAPI_SECURITY_SCHEMES"]["basic"]["description"] = "Changed later."
+    assert _served_document(app)["components"]["securitySchemes"]["basic"][
+        "description"] == "Your name and password."  # the document's own copy
+
+
+def test_sign_in_block_offers_the_documents_schemes_and_what_each_method_needs():
+    client = _secured_app().test_client()
+    page = _browse(client, "/things/")
+    assert page.status_code == 200
+    assert _auth_block(page) == {
+        "schemes": SCHEMES,
+        "operations": {"GET": [{"basic": []}, {"bearer": []}],  # the document's default
+                       "HEAD": [{"basic": []}, {"bearer": []}],  # answered as a GET
+                       "POST": [{"oauth": ["write"]}, {}],  # optional: {} among them
+                       "DELETE": []},  # none needed; OPTIONS: not documented, not there
+        "challenges": [],
+        "origins": ["https://login.example", "https://refresh.example:8443",
+                    "https://id.example"]}
+    assert _auth_block(_browse(client, "/open"))["operations"] == {"GET": [], "HEAD": []}
+    index = _auth_block(_browse(client, "/"))  # the index of routes: no operation of its own
+    assert index["schemes"] == SCHEMES and index["operations"] == {}
+    assert client.get("/things/", headers=JSON).data == b"[]"  # JSON clients: their answer
+
+
+def test_sign_in_scheme_reaches_the_page_ref_resolved_with_only_what_the_page_reads():
+    schemes = {
+        "token": {"$ref": "#/components/securitySchemes/shared"},
+        "shared": {"type": "http", "scheme": "bearer", "x-vendor": {"secret": "s"},
+                   "bearerFormat": 7, "in": ["header"]},  # of no type OpenAPI gives them
+        "oauth": {"type": "oauth2", "flows": {
+            "implicit": {"authorizationUrl": "https://login.example/authorize",
+                         "scopes": {"read": "Read", "bad": 3}, "x-other": "no"},
+            "password": {"tokenUrl": "token", "scopes": {}},  # relative: from the app's root
+            "deviceAuthorization": {"deviceAuthorizationUrl": "https://d.example/", "tokenUrl":
+                                    "https://d.example/token", "scopes": {}}}},  # 3.2: no
+        "gone": {"$ref": "#/components/securitySchemes/nowhere"},  # left out, not a 500
+        "loop": {"$ref": "#/components/securitySchemes/loop"},
+        "remote": {"$ref": "https://schemes.example/all.json#/x"},
+        "list": ["type", "http"]}
+    app = _secured_app(schemes=schemes, security=[{"token": []}])
+    client = app.test_client()
+    offered = _auth_block(_browse(client, "/things/"))["schemes"]
+    assert offered == {
+        "token": {"type": "http", "scheme": "bearer"},
+        "shared": {"type": "http", "scheme": "bearer"},
+        "oauth": {"type": "oauth2", "flows": {
+            "implicit": {"authorizationUrl": "https://login.example/authorize",
+                         "scopes": {"read": "Read"}},
+            "password": {"tokenUrl": "/token", "scopes": {}}}}}
+    mounted = _auth_block(_browse(client, "/things/", base_url="http://localhost/api/"))
+    assert mounted["schemes"]["oauth"]["flows"]["password"]["tokenUrl"] == "/api/token"
+    assert mounted["origins"] == []  # the page's own origin: 'self' already
+
+
+def test_sign_in_block_is_absent_with_nothing_to_offer_and_present_with_a_challenge():
+    app = _flaskapi_things()
+    page = _browse(app.test_client(), "/things/")
+    assert _auth_block(page) is None
+    _assert_inert(page)
+    assert _connect_src(app.test_client().get("/things/", headers={"Accept": BROWSER_ACCEPT})
+                        )[0] == ["'self'"]
+    challenged = _secured_app(schemes={}, security=[], challenge=['Basic realm="Things"'])
+    block = _auth_block(_browse(challenged.test_client(), "/things/"))
+    assert block == {"schemes": {}, "operations": {"GET": [], "HEAD": [], "DELETE": [],
+                                                   "POST": [{"oauth": ["write"]}, {}]},
+                     "challenges": [{"scheme": "Basic", "token68": None,
+                                     "params": {"realm": "Things"}}], "origins": []}
+
+
+CHALLENGES = [  # (WWW-Authenticate headers, the challenges the page gets: scheme, token68, params)
+    (['Basic realm="simple"'], [("Basic", None, {"realm": "simple"})]),
+    (['Newauth realm="apps", type=1, title="Login to \\"apps\\"", Basic realm="simple"'],
+     [("Newauth", None, {"realm": "apps", "type": "1", "title": 'Login to "apps"'}),
+      ("Basic", None, {"realm": "simple"})]),  # RFC 9110's own example, 11.6.1
+    (['Basic realm="a"', 'Bearer realm="b", scope="read write"'],  # two headers: one list
+     [("Basic", None, {"realm": "a"}), ("Bearer", None, {"realm": "b", "scope": "read write"})]),
+    (["Negotiate a87421000492aa874209af8bc028==, Basic realm=x"],  # token68, and a token
+     [("Negotiate", "a87421000492aa874209af8bc028==", {}), ("Basic", None, {"realm": "x"})]),
+    (["Bearer"], [("Bearer", None, {})]),
+    ([', ,Basic realm="x",, Bearer ,'], [("Basic", None, {"realm": "x"}),  # empty elements
+                                         ("Bearer", None, {})]),
+    (['Bearer realm = "spaced" , scope = read'], [("Bearer", None, {"realm": "spaced",
+                                                                   "scope": "read"})]),
+    (['Basic REALM="x", Charset="utf-8"'], [("Basic", None, {"realm": "x",
+                                                             "charset": "UTF-8"})]),
+    (['Basic realm="x", charset="ISO-8859-1"'], [("Basic", None, {"realm": "x"})]),  # 7617
+    (['Bearer realm="example", error="invalid_token", error_description="The access token '
+      'expired", error_uri="https://example.com/errors", scope="read"'],
+     [("Bearer", None, {"realm": "example", "error": "invalid_token", "error_description":
+                        "The access token expired", "error_uri": "https://example.com/errors",
+                        "scope": "read"})]),  # RFC 6750, 3
+    (['Bearer error="invalid_token", error_uri="javascript:alert(1)"'],
+     [("Bearer", None, {"error": "invalid_token"})]),
+    (['Basic realm="a, b=\\"c\\", Bearer d"'], [("Basic", None, {"realm": 'a, b="c", Bearer d'})]),
+    (['Basic realm="first", realm="second"'], [("Basic", None, {"realm": "first"})]),
+    (['Basic realm="x", Bearer realm="never closed'], [("Basic", None, {"realm": "x"})]),
+    (['Basic realm="x", "quoted" Bearer'], [("Basic", None, {"realm": "x"})]),
+    (['Basic realm="y", Digest realm="x" qop="auth"'],  # no comma: not a challenge
+     [("Basic", None, {"realm": "y"})]),
+    (["Basic realm=\"<script>alert(1)</script>\""],
+     [("Basic", None, {"realm": "<script>alert(1)</script>"})]),
+]
+
+
+@pytest.mark.parametrize("headers,challenges", CHALLENGES)
+def test_sign_in_challenges_are_the_responses_www_authenticate_read_as_rfc_9110_says(
+        headers, challenges):
+    app = _secured_app(challenge=headers)
+    for make_page in (lambda: _browse(app.test_client(), "/things/"),  # rendered with it
+                      lambda: _Page(_late_challenge_app(headers).test_client().get(
+                          "/", headers={"Accept": BROWSER_ACCEPT}))):  # added after
+        page = make_page()
+        assert page.status_code == 401
+        block = _auth_block(page)
+        found = block["challenges"] if block else []
+        assert [(one["scheme"], one["token68"], one["params"]) for one in found] == challenges
+        _assert_inert(page)
+
+
+def _late_challenge_app(headers, flask_class=FlaskAPI, schemes=None):
+    """A view whose 401 gets its WWW-Authenticate ``headers`` after the page is rendered, as
+    a decorator's (Flask-HTTPAuth's) do; ``schemes`` in the document, where given."""
+    app = flask_class(__name__)
+    app.testing = True
+    if schemes:
+        app.config["OPENAPI_SECURITY_SCHEMES"] = schemes
+
+    def challenge_after(view):
+        @functools.wraps(view)
+        def wrapped():
+            response = make_response(view())
+            for value in headers:
+                response.headers.add("WWW-Authenticate", value)
+            return response
+        return wrapped
+
+    @app.route("/")
+    @challenge_after
+    def late():
+        return jsonify(detail="Sign in first."), 401
+    if flask_class is Flask:
+        BrowsableAPI(app)
+    return app
+
+
+@pytest.mark.parametrize("flask_class", [FlaskAPI, Flask], ids=["FlaskAPI", "BrowsableAPI"])
+def test_sign_in_challenge_added_after_the_page_is_rendered_is_written_into_its_block(flask_class):
+    httpauth = _optional("flask_httpauth")
+    for schemes in (None, {"basic": SCHEMES["basic"]}):  # a block added, or one rewritten
+        app = _late_challenge_app([], flask_class, schemes)
+        auth = httpauth.HTTPBasicAuth(realm="Late")
+        auth.verify_password(lambda name, password: False)
+        auth.error_handler(lambda status: (jsonify(detail="Sign in first."), status))
+        app.view_functions["late"] = auth.login_required(app.view_functions["late"])
+        client = app.test_client()
+        response = client.get("/", headers={"Accept": BROWSER_ACCEPT})
+        block = _auth_block(response)
+        assert block["challenges"] == [{"scheme": "Basic", "token68": None,
+                                        "params": {"realm": "Late"}}]
+        assert block["schemes"] == (schemes or {})
+        assert block["operations"] == {"GET": [], "HEAD": []}
+        assert response.headers["Content-Length"] == str(len(response.data))
+        head = client.head("/", headers={"Accept": BROWSER_ACCEPT})
+        assert head.headers["Content-Length"] == response.headers["Content-Length"]
+        assert response.get_data(as_text=True).count('id="api-auth"') == 1
+
+
+HOSTILE_CHALLENGES = {
+    "a 100 KB realm": 'Basic realm="' + "a" * 100000 + '"',
+    "a 100 KB token68": "Negotiate " + "a" * 100000,
+    "10,000 challenges": ", ".join(['Basic realm="x"'] * 10000),
+    "10,000 params": "Bearer " + ", ".join('p{}="v"'.format(n) for n in range(10000)),
+    "100 KB of escapes": 'Basic realm="' + "\\\"" * 50000,
+    "100 KB of commas": "," * 100000,
+    "100 KB of spaces between": "Basic" + " " * 100000 + "realm=x",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_CHALLENGES))
+def test_sign_in_hostile_www_authenticate_costs_little_and_shows_a_bounded_number(name):
+    client = _secured_app(schemes={}, security=[],
+                          challenge=[HOSTILE_CHALLENGES[name]]).test_client()
+    started = time.perf_counter()
+    response = client.get("/things/", headers={"Accept": BROWSER_ACCEPT})
+    elapsed = time.perf_counter() - started
+    assert response.status_code == 401 and elapsed < 2  # quadratic parsing: minutes
+    block = _auth_block(response)
+    challenges = block["challenges"] if block else []
+    assert len(challenges) <= flask_api._MOST_CHALLENGES
+    assert all(len(one["params"]) <= flask_api._MOST_PARAMS for one in challenges)
+    assert len(json.dumps(block)) < 2 * flask_api._CHALLENGE_TEXT  # the header: 100 KB
+    if name == "10,000 challenges":  # the first 16, whole: none cut where the text was cut
+        assert challenges == [{"scheme": "Basic", "token68": None,
+                               "params": {"realm": "x"}}] * flask_api._MOST_CHALLENGES
+
+
+def test_sign_in_csp_lets_the_page_reach_exactly_the_documents_token_and_oidc_origins():
+    client = _secured_app().test_client()
+    response = client.get("/things/", headers={"Accept": BROWSER_ACCEPT})
+    sources, directives = _connect_src(response)
+    assert sources == ["'self'"] + _auth_block(response)["origins"] == [
+        "'self'", "https://login.example", "https://refresh.example:8443", "https://id.example"]
+    assert directives == PAGE_DIRECTIVES  # authorizationUrl's origin is navigated to, not
+    assert "'unsafe-inline'" not in response.headers["Content-Security-Policy"]  # fetched
+    assert "Content-Security-Policy" not in client.get("/things/", headers=JSON).headers
+    other = _secured_app(schemes={"oidc": {
+        "type": "openIdConnect", "openIdConnectUrl": "http://127.0.0.1:9/.well-known/x"}})
+    theirs = other.test_client().get("/things/", headers={"Accept": BROWSER_ACCEPT})
+    assert _connect_src(theirs)[0] == ["'self'", "http://127.0.0.1:9"]  # per app, one template
+    assert _connect_src(client.get("/open", headers={"Accept": BROWSER_ACCEPT}))[0] == sources
+    assert [value for value in theirs.headers["Content-Security-Policy"].split("; ")
+            if not value.startswith("connect-src")] == [
+        value for value in response.headers["Content-Security-Policy"].split("; ")
+        if not value.startswith("connect-src")]  # the template's hashes, as they were
+
+
+HOSTILE_URLS = [
+    "javascript:alert(1)", "JAVASCRIPT:alert(1)", " javascript:alert(1)", "java\tscript:x",
+    "data:text/html,<script>alert(1)</script>", "https://a.example/\"; script-src *",
+    "https://a.example/ x", "https://a.example'/x", "//evil.example/token",
+    "/\\evil.example/token", "https://user:pw@evil.example/token",
+    "https://evil.example;script-src/", "https://evil.example:99999999/",
+    "https://\u0435vil.example/", "ftp://evil.example/token", "https://evil.example\\@ok/",
+    "https://[::1;script-src]/",
+]
+
+
+@pytest.mark.parametrize("url", HOSTILE_URLS)
+def test_sign_in_hostile_url_in_the_document_reaches_neither_the_csp_nor_the_block(url):
+    schemes = {"oauth": {"type": "oauth2", "flows": {"authorizationCode": {
+        "authorizationUrl": url, "tokenUrl": url, "refreshUrl": url, "scopes": {}},
+        "clientCredentials": {"tokenUrl": "https://ok.example/token", "scopes": {}}}},
+        "oidc": {"type": "openIdConnect", "openIdConnectUrl": url}}
+    client = _secured_app(schemes=schemes).test_client()
+    response = client.get("/things/", headers={"Accept": BROWSER_ACCEPT})
+    assert response.status_code == 200
+    sources, directives = _connect_src(response)
+    assert sources == ["'self'", "https://ok.example"] and directives == PAGE_DIRECTIVES
+    block = _auth_block(response)
+    assert block["schemes"]["oauth"]["flows"]["authorizationCode"] == {"scopes": {}}
+    assert block["schemes"]["oidc"] == {"type": "openIdConnect"}
+    assert block["origins"] == ["https://ok.example"]
+
+
+def test_sign_in_origin_list_stays_short_however_many_origins_the_document_names():
+    schemes = {"s{}".format(n): {"type": "openIdConnect", "openIdConnectUrl":
+                                 "https://id{}.example/.well-known/openid-configuration".format(n)}
+               for n in range(1000)}
+    client = _secured_app(schemes=schemes, security=[]).test_client()
+    response = client.get("/things/", headers={"Accept": BROWSER_ACCEPT})
+    sources = _connect_src(response)[0]
+    assert sources == ["'self'"] + ["https://id{}.example".format(n)
+                                    for n in range(flask_api._MOST_ORIGINS)]
+    assert _auth_block(response)["origins"] == sources[1:]
+    assert len(response.headers["Content-Security-Policy"]) < 600
+    assert len(_auth_block(response)["schemes"]) == flask_api._MOST_SCHEMES
+
+
+def test_sign_in_requirements_the_page_cannot_read_are_left_out_and_the_page_answers():
+    app = _secured_app(security=[{"basic": "read"}, {"bearer": []}, "key", {"key": [1]}])
+    app.view_functions["secured_open"].openapi = {"security": {"basic": []}}  # not a list
+    client = app.test_client()
+    assert _auth_block(_browse(client, "/things/"))["operations"]["GET"] == [{"bearer": []}]
+    page = _browse(client, "/open")
+    assert page.status_code == 200 and _auth_block(page)["operations"] == {"GET": [],
+                                                                           "HEAD": []}
+
+
+@pytest.mark.parametrize("library", ["apiflask", "flask-smorest"])
+def test_sign_in_librarys_documented_auth_reaches_document_and_page_its_own_unchanged(library):
+    _skip_where_the_library_breaks_errors("flask-smorest")
+    make = {"apiflask": _apiflask_auth_app, "flask-smorest": _smorest_auth_app}[library]
+    own_url = "/openapi.json" if library == "apiflask" else "/spec.json"
+    bare = make(browsable=False).test_client().get(own_url)
+    app = make()
+    assert app.test_client().get(own_url).data == bare.data  # byte for byte
+    own = bare.get_json()
+    document = _served_document(app)
+    assert document["components"]["securitySchemes"] == own["components"]["securitySchemes"]
+    if library == "apiflask":
+        assert _operation(document, "/me", "get")["security"] == [{"BasicAuth": []}]
+        assert _operation(document, "/pets", "get")["security"] == [{"BearerAuth": []}]
+        assert "security" not in _operation(document, "/open", "get")
+        path, challenge = "/pets", 'Bearer realm="Authentication Required"'
+    else:  # its document's security, on each of its operations that states none
+        assert own["security"] == [{"apiKey": []}] and "security" not in document
+        assert _operation(document, "/things/", "get")["security"] == [{"bearerAuth": []}]
+        assert _operation(document, "/things/", "post")["security"] == [{"apiKey": []}]
+        assert _operation(document, "/things/open", "get")["security"] == []
+        path, challenge = "/things/", 'Bearer realm="things"'
+    response = app.test_client().get(path, headers={"Accept": BROWSER_ACCEPT})
+    assert response.status_code == 401 and response.headers["WWW-Authenticate"] == challenge
+    block = _auth_block(response)
+    assert block["schemes"] == own["components"]["securitySchemes"]
+    assert block["operations"]["GET"] == _operation(document, path, "get")["security"]
+    assert [one["scheme"] for one in block["challenges"]] == ["Bearer"]
+
+
+def test_sign_in_the_apps_own_scheme_replaces_a_librarys_of_the_same_name():
+    _skip_where_the_library_breaks_errors("flask-smorest")
+    app = _smorest_auth_app()
+    app.config["OPENAPI_SECURITY_SCHEMES"] = {"apiKey": {"type": "apiKey", "in": "query",
+                                                         "name": "key"}}
+    assert _served_document(app)["components"]["securitySchemes"] == {
+        "apiKey": {"type": "apiKey", "in": "query", "name": "key"},
+        "bearerAuth": {"type": "http", "scheme": "bearer"}}
+
+
+# The real servers of the page's sign-in: each app below runs on a real server in the tests
+# (`signin_site`, `oauth_server`), so that a browser can sign in to it; each is tried here
+# over HTTP. The people and keys they know:
+SIGNIN_USERS = {"ann": "ann-pw"}  # name: password, for every app below
+SIGNIN_TOKEN = "ann-token"  # Flask-HTTPAuth's, APIFlask's and flask-smorest's bearer token
+SIGNIN_API_KEY = "k-123"  # the API keys app's, and flask-smorest's X-API-Key
+
+
+REDIRECTS = (302, 303)  # flask.redirect's: 302, and 303 from Flask 3.2
+
+
+def _signed_in(name, password):
+    return name if name in SIGNIN_USERS and SIGNIN_USERS[name] == password else None
+
+
+def _httpauth_app(browsable=True):
+    """Flask-HTTPAuth on a FlaskAPI app: /basic/ behind HTTP Basic (realm "Things"),
+    /token/ behind a bearer token; each 401 is the API's page, the challenge added by the
+    extension's decorator after it is rendered."""
+    httpauth = _optional("flask_httpauth")
+    app = FlaskAPI("httpauth_app")
+    app.config["OPENAPI_SECURITY_SCHEMES"] = {"basic": {"type": "http", "scheme": "basic"},
+                                              "token": {"type": "http", "scheme": "bearer"}}
+    basic = httpauth.HTTPBasicAuth(realm="Things")
+    token = httpauth.HTTPTokenAuth(scheme="Bearer", realm="Things")
+    basic.verify_password(_signed_in)
+    token.verify_token(lambda value: "ann" if value == SIGNIN_TOKEN else None)
+    for auth in (basic, token):
+        auth.error_handler(lambda status: ({"detail": "Sign in first."}, status))
+
+    @app.route("/basic/")
+    @set_openapi({"security": [{"basic": []}]})
+    @basic.login_required
+    def basic_things():
+        return {"user": basic.current_user()}
+
+    @app.route("/token/")
+    @set_openapi({"security": [{"token": []}]})
+    @token.login_required
+    def token_things():
+        return {"user": token.current_user()}
+    return _finish(app, browsable)
+
+
+def _jwt_app(browsable=True, expires=datetime.timedelta(minutes=15)):
+    """Flask-JWT-Extended on a plain Flask app wrapped with BrowsableAPI: POST /login with
+    a JSON username and password answers an access token that expires after ``expires``;
+    /me takes it as a bearer token (its 401s carry no challenge, as the extension's do)."""
+    jwt_extended = _optional("flask_jwt_extended")
+    app = Flask("jwt_app")
+    app.config.update(JWT_SECRET_KEY="test only: a key of 32 bytes or more",
+                      JWT_ACCESS_TOKEN_EXPIRES=expires, OPENAPI_SECURITY_SCHEMES={"jwt": {
+                          "type": "http", "scheme": "bearer", "bearerFormat": "JWT"}},
+                      OPENAPI_SECURITY=[{"jwt": []}])
+    jwt_extended.JWTManager(app)
+
+    @app.route("/login", methods=["POST"])
+    @set_openapi({"security": []})
+    def jwt_login():
+        body = request.get_json(silent=True) or {}
+        name = _signed_in(body.get("username"), body.get("password"))
+        if name is None:
+            return jsonify(msg="Wrong username or password"), 401
+        return jsonify(access_token=jwt_extended.create_access_token(identity=name))
+
+    @app.route("/me")
+    @jwt_extended.jwt_required()
+    def jwt_me():
+        return jsonify(user=jwt_extended.get_jwt_identity())
+    return _finish(app, browsable)
+
+
+def _apiflask_auth_app(browsable=True):
+    """APIFlask with its documented auth, wrapped with BrowsableAPI: /me behind its
+    HTTPBasicAuth, /pets behind its HTTPTokenAuth (``@app.auth_required``), /open for all."""
+    apiflask = _optional("apiflask")
+    app = apiflask.APIFlask("apiflask_auth_app")
+    basic, token = apiflask.HTTPBasicAuth(), apiflask.HTTPTokenAuth()
+    basic.verify_password(_signed_in)
+    token.verify_token(lambda value: "ann" if value == SIGNIN_TOKEN else None)
+
+    @app.get("/me")
+    @app.auth_required(basic)
+    def apiflask_me():
+        return {"user": basic.current_user}
+
+    @app.get("/pets")
+    @app.auth_required(token)
+    def apiflask_pets():
+        return {"pets": ["Kitty"], "user": token.current_user}
+
+    @app.get("/open")
+    def apiflask_open():
+        return {"open": True}
+    return _finish(app, browsable)
+
+
+def _smorest_auth_app(browsable=True):
+    """flask-smorest with documented schemes, wrapped with BrowsableAPI: an API key in
+    X-API-Key for the whole API (``API_SPEC_OPTIONS``), a bearer token for GET /things/
+    (``spec.components.security_scheme``, ``@blp.doc(security=...)``); /things/open for
+    all. Its own document is at /spec.json."""
+    flask_smorest = _optional("flask_smorest")
+    app = Flask("smorest_auth_app")
+    app.config.update(API_TITLE="Things", API_VERSION="1", OPENAPI_VERSION="3.0.3",
+                      OPENAPI_URL_PREFIX="/", OPENAPI_JSON_PATH="spec.json", API_SPEC_OPTIONS={
+                          "security": [{"apiKey": []}], "components": {"securitySchemes": {
+                              "apiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"}
+                          }}})
+    api = flask_smorest.Api(app)
+    api.spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
+    blp = flask_smorest.Blueprint("things", __name__, url_prefix="/things")
+
+    def refuse(challenge):
+        flask_smorest.abort(401, message="Sign in first.", headers={"WWW-Authenticate": challenge})
+
+    @blp.route("/")
+    class SignedThings(MethodView):
+        @blp.doc(security=[{"bearerAuth": []}])
+        def get(self):
+            if request.headers.get("Authorization") != "Bearer " + SIGNIN_TOKEN:
+                refuse('Bearer realm="things"')
+            return {"things": ["kettle"]}
+
+        def post(self):
+            if request.headers.get("X-API-Key") != SIGNIN_API_KEY:
+                refuse('ApiKey realm="things", header="X-API-Key"')
+            return {"added": True}
+
+    @blp.route("/open")
+    @blp.doc(security=[])
+    def smorest_open():
+        return {"open": True}
+    api.register_blueprint(blp)
+    return _finish(app, browsable)
+
+
+def _login_app(browsable=True, login_view=True):
+    """Flask-Login on a FlaskAPI app: /me for a signed-in user, who signs in with the app's
+    HTML form at /login and out with POST /logout. A request to /me without its session is
+    redirected to /login?next=%2Fme where there is a ``login_view``, else a 401 page."""
+    flask_login = _optional("flask_login")
+    app = FlaskAPI("login_app")
+    app.config.update(SECRET_KEY="test only", OPENAPI_SECURITY=[{"session": []}],
+                      OPENAPI_SECURITY_SCHEMES={"session": {
+                          "type": "apiKey", "in": "cookie", "name": "session",
+                          "description": "Sign in at /login: its session cookie."}})
+    manager = flask_login.LoginManager(app)
+    manager.login_view = "login_form" if login_view else None
+
+    class User(flask_login.UserMixin):
+        def __init__(self, name):
+            self.id = name
+    manager.user_loader(lambda name: User(name) if name in SIGNIN_USERS else None)
+
+    @app.route("/login", methods=["GET", "POST"])
+    @set_openapi({"security": []})
+    def login_form():
+        if request.method == "POST":
+            name = _signed_in(request.form.get("username"), request.form.get("password"))
+            if name is not None:
+                flask_login.login_user(User(name))
+                target = request.args.get("next", "")
+                return flask.redirect(target if re.match(r"/(?![/\\])", target) else "/me")
+        return flask.Response(
+            "<!DOCTYPE html><html lang='en'><title>Sign in</title><form method='post'>"
+            "<label>Username <input name='username'></label><label>Password <input "
+            "name='password' type='password'></label><button>Sign in</button></form></html>",
+            mimetype="text/html")
+
+    @app.route("/me")
+    @flask_login.login_required
+    def login_me():
+        return {"user": flask_login.current_user.id}
+
+    @app.route("/logout", methods=["POST"])
+    def login_out():
+        flask_login.logout_user()
+        return None, 204
+    return _finish(app, browsable)
+
+
+def _api_key_app(browsable=True):
+    """API keys on a FlaskAPI app: /header/ takes one in X-API-Key, /query/ as ?api_key=,
+    /cookie/ in the cookie api_key; each documented as its apiKey scheme, each a 401 page
+    without a challenge (there is no HTTP scheme for them) when it is missing."""
+    app = FlaskAPI("api_key_app")
+    app.config["OPENAPI_SECURITY_SCHEMES"] = {
+        "headerKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
+        "queryKey": {"type": "apiKey", "in": "query", "name": "api_key"},
+        "cookieKey": {"type": "apiKey", "in": "cookie", "name": "api_key"}}
+    readers = {"header": lambda: request.headers.get("X-API-Key"),
+               "query": lambda: request.args.get("api_key"),
+               "cookie": lambda: request.cookies.get("api_key")}
+    for place, read in readers.items():
+        def keyed(read=read, place=place):
+            if read() != SIGNIN_API_KEY:
+                raise NotAuthenticated("Send the API key in the {}.".format(place))
+            return {"place": place}
+        keyed.__name__ = place + "_keyed"
+        app.add_url_rule("/{}/".format(place), view_func=set_openapi(
+            {"security": [{place + "Key": []}]})(keyed))
+    return _finish(app, browsable)
+
+
+#: The apps the page's sign-in is tried against, by name: serve one with
+#: ``signin_site.serve(SIGNIN_APPS[name]())``.
+SIGNIN_APPS = {"flask-httpauth": _httpauth_app, "flask-jwt-extended": _jwt_app,
+               "apiflask": _apiflask_auth_app, "flask-smorest": _smorest_auth_app,
+               "flask-login": _login_app,
+               "flask-login-401": functools.partial(_login_app, login_view=False),
+               "api-keys": _api_key_app}
+
+
+@pytest.fixture(scope="module")
+def signin_site():
+    """A real threaded server (werkzeug's) on 127.0.0.1, for one of `SIGNIN_APPS` at a time:
+    ``url = signin_site.serve(SIGNIN_APPS["apiflask"]())``."""
+    site = _LiveSite()
+    yield site
+    site.close()
+
+
+class _HTTPClient:
+    """A client over real HTTP that keeps cookies, as a browser does, and follows no
+    redirect: each call answers (status, headers, text)."""
+
+    class _Stay(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    def __init__(self, base=""):
+        import http.cookiejar
+        self.base, self.cookies = base, http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(self.cookies), self._Stay)
+
+    def __call__(self, url, form=None, headers=None, method=None, json_body=None):
+        data, headers = None, dict(headers or {})
+        if form is not None:
+            data = urllib.parse.urlencode(form).encode("ascii")
+        elif json_body is not None:
+            data = json.dumps(json_body).encode("utf-8")
+            headers["Content-Type"] = "application/json"
+        req = urllib.request.Request(url if "://" in url else self.base + url, data=data,
+                                     headers=headers, method=method)
+        try:
+            response = self.opener.open(req, timeout=30)
+        except urllib.error.HTTPError as error:
+            response = error
+        with response:
+            return response.status, response.headers, response.read().decode("utf-8")
+
+
+def _page_of(client, url, headers=None):
+    """(status, headers, the page's sign-in block) of a page a browser gets over HTTP."""
+    status, got, text = client(url, headers=dict(headers or {}, Accept=BROWSER_ACCEPT))
+    assert got.get_content_type() == "text/html"
+    found = re.findall(r'<script type="application/json" id="api-auth">(.*?)</script>', text)
+    return status, got, json.loads(found[0]) if found else None
+
+
+def _basic(name, password):
+    return "Basic " + base64.b64encode("{}:{}".format(name, password).encode()).decode()
+
+
+def test_sign_in_flask_httpauth_basic_and_token_challenge_and_let_credentials_in(
+        signin_site):
+    client = _HTTPClient(signin_site.serve(SIGNIN_APPS["flask-httpauth"]()))
+    for path, scheme, good, bad in [
+            ("/basic/", "Basic", _basic("ann", "ann-pw"), _basic("ann", "nope")),
+            ("/token/", "Bearer", "Bearer " + SIGNIN_TOKEN, "Bearer nope")]:
+        status, headers, block = _page_of(client, path)
+        assert status == 401 and headers["WWW-Authenticate"] == scheme + ' realm="Things"'
+        assert block["challenges"] == [{"scheme": scheme, "token68": None,
+                                        "params": {"realm": "Things"}}]
+        assert block["operations"]["GET"] == [{path.strip("/"): []}]
+        assert set(block["schemes"]) == {"basic", "token"}
+        assert _page_of(client, path, {"Authorization": bad})[0] == 401
+        status, _, text = client(path, headers={"Authorization": good, "Accept": JSON_TYPE})
+        assert (status, json.loads(text)) == (200, {"user": "ann"})
+
+
+def test_sign_in_flask_jwt_extended_bearer_token_works_until_it_expires(signin_site):
+    jwt_extended = _optional("flask_jwt_extended")
+    app = SIGNIN_APPS["flask-jwt-extended"]()
+    client = _HTTPClient(signin_site.serve(app))
+    status, headers, block = _page_of(client, "/me")
+    assert status == 401 and "WWW-Authenticate" not in headers  # the extension sends none
+    assert block == {"schemes": {"jwt": {"type": "http", "scheme": "bearer",
+                                         "bearerFormat": "JWT"}},
+                     "operations": {"GET": [{"jwt": []}], "HEAD": [{"jwt": []}]},
+                     "challenges": [], "origins": []}
+    assert client("/login", json_body={"username": "ann", "password": "nope"})[0] == 401
+    status, _, text = client("/login", json_body={"username": "ann", "password": "ann-pw"})
+    token = json.loads(text)["access_token"]
+    claims = json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "=="))
+    assert claims["sub"] == "ann" and 0 < claims["exp"] - time.time() <= 15 * 60
+    answer = client("/me", headers={"Authorization": "Bearer " + token, "Accept": JSON_TYPE})
+    assert (answer[0], json.loads(answer[2])) == (200, {"user": "ann"})
+    with app.app_context():  # one that expired a second ago, signed by the same key
+        expired = jwt_extended.create_access_token("ann", expires_delta=datetime.timedelta(
+            seconds=-1))
+    status, _, text = client("/me", headers={"Authorization": "Bearer " + expired,
+                                             "Accept": JSON_TYPE})
+    assert (status, json.loads(text)) == (401, {"msg": "Token has expired"})
+
+
+def test_sign_in_apiflask_documented_auth_reaches_the_page_over_http(signin_site):
+    client = _HTTPClient(signin_site.serve(SIGNIN_APPS["apiflask"]()))
+    status, headers, block = _page_of(client, "/pets")
+    assert status == 401 and block["operations"]["GET"] == [{"BearerAuth": []}]
+    assert block["schemes"] == {"BasicAuth": {"type": "http", "scheme": "basic"},
+                                "BearerAuth": {"type": "http", "scheme": "bearer"}}
+    assert block["challenges"] == [{"scheme": "Bearer", "token68": None,
+                                    "params": {"realm": "Authentication Required"}}]
+    assert _page_of(client, "/me")[2]["challenges"][0]["scheme"] == "Basic"
+    assert _page_of(client, "/open")[2]["operations"]["GET"] == []
+    assert client("/pets", headers={"Authorization": "Bearer " + SIGNIN_TOKEN})[0] == 200
+    assert client("/me", headers={"Authorization": _basic("ann", "ann-pw")})[0] == 200
+
+
+def test_sign_in_flask_smorest_documented_schemes_reach_the_page_over_http(signin_site):
+    _skip_where_the_library_breaks_errors("flask-smorest")
+    client = _HTTPClient(signin_site.serve(SIGNIN_APPS["flask-smorest"]()))
+    status, headers, block = _page_of(client, "/things/")
+    assert status == 401 and block["operations"] == {
+        "GET": [{"bearerAuth": []}], "HEAD": [{"bearerAuth": []}], "POST": [{"apiKey": []}]}
+    assert block["schemes"]["apiKey"] == {"type": "apiKey", "in": "header", "name": "X-API-Key"}
+    answer = client("/things/", form={}, headers={"Accept": BROWSER_ACCEPT})
+    assert answer[0] == 401 and answer[1]["WWW-Authenticate"].startswith("ApiKey ")
+    assert client("/things/", headers={"Authorization": "Bearer " + SIGNIN_TOKEN})[0] == 200
+    assert client("/things/", form={}, headers={"X-API-Key": SIGNIN_API_KEY})[0] == 200
+
+
+def test_sign_in_flask_login_answers_a_401_page_or_its_login_views_redirect(
+        signin_site):
+    client = _HTTPClient(signin_site.serve(SIGNIN_APPS["flask-login-401"]()))
+    status, headers, block = _page_of(client, "/me")
+    assert status == 401 and "WWW-Authenticate" not in headers
+    assert block["schemes"]["session"]["in"] == "cookie" and block["challenges"] == []
+    client = _HTTPClient(signin_site.serve(SIGNIN_APPS["flask-login"]()))
+    status, headers, _ = client("/me", headers={"Accept": BROWSER_ACCEPT})
+    assert status in REDIRECTS and headers["Location"].endswith("/login?next=%2Fme")
+    assert client("/login")[0] == 200
+    status, headers, _ = client("/login?next=%2Fme", form={"username": "ann",
+                                                          "password": "ann-pw"})
+    assert status in REDIRECTS and headers["Location"].endswith("/me")
+    status, _, text = client("/me", headers={"Accept": JSON_TYPE})  # its session cookie
+    assert (status, json.loads(text)) == (200, {"user": "ann"})
+    assert client("/logout", form={}, headers={"Accept": JSON_TYPE})[0] == 204
+    assert client("/me", headers={"Accept": JSON_TYPE})[0] in REDIRECTS
+
+
+def test_sign_in_api_keys_in_a_header_a_query_parameter_and_a_cookie_let_requests_in(
+        signin_site):
+    base = signin_site.serve(SIGNIN_APPS["api-keys"]())
+    client = _HTTPClient(base)
+    sent = {"header": ("/header/", {"X-API-Key": SIGNIN_API_KEY}),
+            "query": ("/query/?api_key=" + SIGNIN_API_KEY, {}),
+            "cookie": ("/cookie/", {"Cookie": "api_key=" + SIGNIN_API_KEY})}
+    for place, (url, headers) in sent.items():
+        status, _, block = _page_of(client, "/{}/".format(place))
+        assert status == 401 and block["challenges"] == []
+        assert block["operations"]["GET"] == [{place + "Key": []}]
+        status, _, text = client(url, headers=dict(headers, Accept=JSON_TYPE))
+        assert (status, json.loads(text)) == (200, {"place": place})
+    assert set(_page_of(client, "/header/")[2]["schemes"]) == {"headerKey", "queryKey",
+                                                               "cookieKey"}
+
+
+# The OAuth 2.0 / OpenID Connect authorization server (`oauth_server`): Authlib's documented
+# server API, its clients, codes and tokens kept in memory, its people and scopes these.
+OAUTH_USERS = {"ann": "ann-pw", "bob": "bob-pw"}
+OAUTH_SCOPES = {"openid": "Who you are", "things:read": "Read things",
+                "things:write": "Change things"}
+PAGE_CLIENT = "api-page"  # a public client: the page, with PKCE and no secret
+SERVICE_CLIENT, SERVICE_SECRET = "service", "service-secret"  # client credentials
+
+
+class _OAuthClient:
+    """A registered client, as Authlib's ClientMixin asks its methods of it."""
+
+    def __init__(self, client_id, secret, redirect_uris, grant_types, scope):
+        self.client_id, self.client_secret = client_id, secret
+        self.redirect_uris, self.grant_types, self.scope = redirect_uris, grant_types, scope
+        self.token_endpoint_auth_method = "client_secret_basic" if secret else "none"
+
+    def get_client_id(self):
+        return self.client_id
+
+    def get_default_redirect_uri(self):
+        return self.redirect_uris[0] if self.redirect_uris else None
+
+    def get_allowed_scope(self, scope):
+        return " ".join(s for s in (scope or "").split() if s in self.scope.split())
+
+    def check_redirect_uri(self, redirect_uri):
+        return redirect_uri in self.redirect_uris  # exactly, as RFC 9700 asks
+
+    def check_client_secret(self, client_secret):
+        return bool(self.client_secret) and hmac.compare_digest(client_secret, self.client_secret)
+
+    def check_endpoint_auth_method(self, method, endpoint):
+        return endpoint != "token" or method == self.token_endpoint_auth_method
+
+    def check_response_type(self, response_type):
+        return response_type == "code" and "authorization_code" in self.grant_types
+
+    def check_grant_type(self, grant_type):
+        return grant_type in self.grant_types
+
+
+class _OAuthToken:
+    """An issued token, as Authlib's TokenMixin asks its methods of it."""
+
+    def __init__(self, client, user, token):
+        self.client, self.user = client, user
+        self.access_token, self.refresh_token = token["access_token"], token.get("refresh_token")
+        self.scope, self.expires_in = token.get("scope", ""), token["expires_in"]
+        self.issued_at, self.revoked = time.time(), False
+
+    def check_client(self, client):
+        return client.get_client_id() == self.client.get_client_id()
+
+    def get_scope(self):
+        return self.scope
+
+    def get_expires_in(self):
+        return self.expires_in
+
+    def is_expired(self):
+        return time.time() >= self.issued_at + self.expires_in
+
+    def is_revoked(self):
+        return self.revoked
+
+    def get_user(self):
+        return self.user
+
+    def get_client(self):
+        return self.client
+
+
+class _OAuthCode:
+    """An authorization code, kept until it is used (once) or expires."""
+
+    def __init__(self, code, client_id, user, request):
+        data = request.payload.data
+        self.code, self.client_id, self.user = code, client_id, user
+        self.redirect_uri, self.scope = request.payload.redirect_uri, request.payload.scope
+        self.code_challenge = data.get("code_challenge")
+        self.code_challenge_method = data.get("code_challenge_method")
+        self.nonce, self.auth_time = data.get("nonce"), int(time.time())
+        self.expires_at = time.time() + 60
+
+    def get_redirect_uri(self):
+        return self.redirect_uri
+
+    def get_scope(self):
+        return self.scope
+
+    def get_nonce(self):
+        return self.nonce
+
+    def get_auth_time(self):
+        return self.auth_time
+
+    def get_acr(self):
+        return None
+
+    def get_amr(self):
+        return None
+
+
+class _OAuthState:
+    """What the authorization server keeps, in memory: its clients, codes and tokens, and
+    its signing key; ``issuer`` is its URL, ``api_url`` the protected API's (the page's
+    origin), ``expires_in`` the life of the tokens it issues from now on."""
+
+    def __init__(self, issuer, api_url):
+        from joserfc.jwk import RSAKey
+        self.issuer, self.api_url = issuer, api_url
+        self.key = RSAKey.generate_key(2048, parameters={"use": "sig"}, auto_kid=True)
+        self.expires_in = 3600
+        self.clients = {
+            PAGE_CLIENT: _OAuthClient(PAGE_CLIENT, None, [], [
+                "authorization_code", "refresh_token"], " ".join(OAUTH_SCOPES)),
+            SERVICE_CLIENT: _OAuthClient(SERVICE_CLIENT, SERVICE_SECRET, [],
+                                         ["client_credentials"], "things:read things:write")}
+        self.codes = {}  # code: _OAuthCode
+        self.tokens = {}  # access or refresh token: _OAuthToken
+
+    def redirect_to(self, url):
+        """Let the page at ``url`` receive authorization responses (an exact match, as
+        registered)."""
+        self.clients[PAGE_CLIENT].redirect_uris.append(url)
+
+    def save_token(self, token, request):
+        saved = _OAuthToken(request.client, request.user, token)
+        self.tokens[saved.access_token] = saved
+        if saved.refresh_token:
+            self.tokens[saved.refresh_token] = saved
+
+
+def _oauth_server_app(state):
+    """The authorization server: Authlib's AuthorizationServer with the authorization code
+    grant (PKCE, S256 only), client credentials and refresh tokens (each used once), and
+    OpenID Connect (ID tokens, discovery, JWKS); a login page and a consent page a browser
+    fills in; CORS on its token endpoint for the page's origin."""
+    from authlib.integrations.flask_oauth2 import AuthorizationServer
+    from authlib.oauth2 import OAuth2Error
+    from authlib.oauth2.rfc6749 import InvalidRequestError, grants
+    from authlib.oauth2.rfc6750 import BearerTokenGenerator
+    from authlib.oauth2.rfc7636 import CodeChallenge
+    from authlib.oidc.core import UserInfo
+    from authlib.oidc.core.grants import OpenIDCode
+
+    app = Flask("oauth_server")
+    app.config.update(SECRET_KEY=secrets.token_hex(16), SESSION_COOKIE_NAME="oauth_session")
+
+    class S256CodeChallenge(CodeChallenge):
+        """PKCE on every authorization request, by S256 only (no "plain")."""
+
+        SUPPORTED_CODE_CHALLENGE_METHOD = ["S256"]
+
+        def validate_code_challenge(self, grant, redirect_uri):
+            if grant.request.payload.data.get("code_challenge_method") != "S256":
+                raise InvalidRequestError("PKCE, code_challenge_method=S256, is required")
+            super().validate_code_challenge(grant, redirect_uri)
+
+    class AuthorizationCodeGrant(grants.AuthorizationCodeGrant):
+        TOKEN_ENDPOINT_AUTH_METHODS = ["none", "client_secret_basic"]
+
+        def save_authorization_code(self, code, request):
+            state.codes[code] = _OAuthCode(code, request.client.get_client_id(), request.user,
+                                           request)
+
+        def query_authorization_code(self, code, client):
+            found = state.codes.get(code)
+            if found and found.client_id == client.get_client_id() and (
+                    time.time() < found.expires_at):
+                return found
+            return None
+
+        def delete_authorization_code(self, authorization_code):
+            state.codes.pop(authorization_code.code, None)  # a code is used once
+
+        def authenticate_user(self, authorization_code):
+            return authorization_code.user
+
+    class RefreshTokenGrant(grants.RefreshTokenGrant):
+        TOKEN_ENDPOINT_AUTH_METHODS = ["none", "client_secret_basic"]
+        INCLUDE_NEW_REFRESH_TOKEN = True  # rotated: each refresh token is used once
+
+        def authenticate_refresh_token(self, refresh_token):
+            token = state.tokens.get(refresh_token)
+            if token and token.refresh_token == refresh_token and not token.revoked:
+                return token
+            return None
+
+        def authenticate_user(self, refresh_token):
+            return refresh_token.user
+
+        def revoke_old_credential(self, refresh_token):
+            refresh_token.revoked = True
+
+    class OpenIDConnectCode(OpenIDCode):
+        def exists_nonce(self, nonce, request):
+            return any(code.nonce == nonce for code in state.codes.values())
+
+        def resolve_client_private_key(self, client):
+            return state.key
+
+        def get_client_claims(self, client):
+            return {"iss": state.issuer, "aud": [client.get_client_id()]}
+
+        def generate_user_info(self, user, scope):
+            return UserInfo(sub=user, name=user.title())
+
+    server = AuthorizationServer(app, query_client=state.clients.get,
+                                 save_token=state.save_token)
+    server.register_token_generator("default", BearerTokenGenerator(
+        lambda **kwargs: secrets.token_urlsafe(32), lambda **kwargs: secrets.token_urlsafe(32),
+        lambda client, grant_type: state.expires_in))
+    server.register_grant(AuthorizationCodeGrant, [S256CodeChallenge(required=True),
+                                                   OpenIDConnectCode(require_nonce=False)])
+    server.register_grant(grants.ClientCredentialsGrant)
+    server.register_grant(RefreshTokenGrant)
+
+    def form_page(title, body, status=200):
+        return flask.Response(
+            "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{0}</title>"
+            "</head><body><main><h1>{0}</h1>{1}</main></body></html>".format(
+                html.escape(title), body), status=status, mimetype="text/html")
+
+    @app.route("/login", methods=["GET", "POST"])
+    def login():
+        """The login page: a username and password, then back to the authorization."""
+        target = request.args.get("next", "")
+        if not target.startswith("/authorize?"):
+            target = "/"
+        wrong = ""
+        if request.method == "POST":
+            name, password = request.form.get("username", ""), request.form.get("password", "")
+            if name in OAUTH_USERS and hmac.compare_digest(password, OAUTH_USERS[name]):
+                flask.session["user"] = name
+                return flask.redirect(target)
+            wrong = "<p role='alert'>Wrong username or password.</p>"
+        return form_page("Sign in to the authorization server", wrong + (
+            "<form method='post'><label>Username <input name='username' "
+            "autocomplete='username'></label><label>Password <input name='password' "
+            "type='password' autocomplete='current-password'></label>"
+            "<button>Sign in</button></form>"), 401 if wrong else 200)
+
+    @app.route("/authorize", methods=["GET", "POST"])
+    def authorize():
+        """The consent page for a signed-in user, and the answer to it."""
+        user = flask.session.get("user")
+        if user is None:
+            return flask.redirect("/login?" + urllib.parse.urlencode({"next": request.full_path}))
+        try:
+            grant = server.get_consent_grant(end_user=user)
+        except OAuth2Error as error:  # back to the client, if its redirect_uri is its own
+            return server.handle_error_response(None, error)
+        if request.method == "POST":
+            allowed = request.form.get("consent") == "allow"
+            return server.create_authorization_response(
+                grant_user=user if allowed else None, grant=grant)
+        scopes = "".join("<li>{}</li>".format(html.escape(OAUTH_SCOPES.get(scope, scope)))
+                         for scope in (grant.request.payload.scope or "").split())
+        return form_page("Allow {}?".format(grant.client.get_client_id()), (
+            "<p>Signed in as {}. The page asks to:</p><ul>{}</ul><form method='post'>"
+            "<button name='consent' value='allow'>Allow</button>"
+            "<button name='consent' value='deny'>Deny</button></form>").format(
+                html.escape(user), scopes))
+
+    @app.route("/token", methods=["POST", "OPTIONS"])
+    def token():
+        """The token endpoint, which the page's origin may call (CORS)."""
+        if request.method == "OPTIONS":
+            return flask.Response(status=204)
+        return server.create_token_response()
+
+    @app.after_request
+    def cors(response):
+        """CORS: the token endpoint for the page's origin alone; discovery and keys for any."""
+        if request.path == "/token" and request.headers.get("Origin") == state.api_url:
+            response.headers.update({
+                "Access-Control-Allow-Origin": state.api_url,
+                "Access-Control-Allow-Methods": "POST",
+                "Access-Control-Allow-Headers": "Authorization, Content-Type",
+                "Access-Control-Max-Age": "600"})
+        elif request.path in ("/.well-known/openid-configuration", "/jwks"):
+            response.headers["Access-Control-Allow-Origin"] = "*"
+        response.vary.add("Origin")
+        return response
+
+    @app.route("/.well-known/openid-configuration")
+    def discovery():
+        """OpenID Connect Discovery 1.0's provider metadata."""
+        return jsonify({
+            "issuer": state.issuer,
+            "authorization_endpoint": state.issuer + "/authorize",
+            "token_endpoint": state.issuer + "/token",
+            "jwks_uri": state.issuer + "/jwks",
+            "scopes_supported": list(OAUTH_SCOPES),
+            "response_types_supported": ["code"],
+            "grant_types_supported": ["authorization_code", "client_credentials",
+                                      "refresh_token"],
+            "subject_types_supported": ["public"],
+            "id_token_signing_alg_values_supported": ["RS256"],
+            "token_endpoint_auth_methods_supported": ["none", "client_secret_basic"],
+            "code_challenge_methods_supported": ["S256"]})
+
+    @app.route("/jwks")
+    def jwks():
+        """The public key that signs the ID tokens."""
+        return jsonify({"keys": [state.key.as_dict(private=False)]})
+    return app
+
+
+def _oauth_api_app(state):
+    """The API the authorization server protects: FlaskAPI, its bearer tokens checked by
+    Authlib's ResourceProtector against the server's own; its document names both ways to
+    get one (OAuth 2.0's authorization code and client credentials, and OpenID Connect)."""
+    from authlib.integrations.flask_oauth2 import ResourceProtector
+    from authlib.oauth2 import OAuth2Error
+    from authlib.oauth2.rfc6750 import BearerTokenValidator
+
+    class OAuthError(APIException):
+        """Authlib's error as the API's own, with RFC 6750's challenge: the scope needed,
+        and the error but where no token was sent (3.1)."""
+
+        def __init__(self, error, scope):
+            self.status_code = error.status_code
+            params = ['realm="things"', 'scope="{}"'.format(scope)]
+            if error.error != "missing_authorization":
+                params.append('error="{}"'.format(error.error))
+            self.challenge = "Bearer " + ", ".join(params)
+            super().__init__(error.get_error_description() or error.error)
+
+        def get_headers(self):
+            return {"WWW-Authenticate": self.challenge}
+
+    class Validator(BearerTokenValidator):
+        def authenticate_token(self, token_string):
+            token = state.tokens.get(token_string)
+            return token if token and token.access_token == token_string else None
+
+    require = ResourceProtector()
+    require.register_token_validator(Validator())
+
+    def token_for(scope):
+        """The request's token, if it grants ``scope``; else the API's 401 or 403."""
+        try:
+            return require.acquire_token([scope])
+        except OAuth2Error as error:
+            raise OAuthError(error, scope) from None
+    issuer = state.issuer
+    app = FlaskAPI("oauth_api")
+    app.config.update(API_TITLE="Things", OPENAPI_SECURITY_SCHEMES={
+        "oauth": {"type": "oauth2", "description": "Sign in at the things' server.", "flows": {
+            "authorizationCode": {"authorizationUrl": issuer + "/authorize",
+                                  "tokenUrl": issuer + "/token", "refreshUrl": issuer + "/token",
+                                  "scopes": OAUTH_SCOPES},
+            "clientCredentials": {"tokenUrl": issuer + "/token", "scopes": {
+                scope: text for scope, text in OAUTH_SCOPES.items() if scope != "openid"}}}},
+        "oidc": {"type": "openIdConnect",
+                 "openIdConnectUrl": issuer + "/.well-known/openid-configuration"}},
+        OPENAPI_SECURITY=[{"oauth": ["things:read"]}, {"oidc": ["things:read"]}])
+    things = {1: "kettle", 2: "teapot"}
+
+    @app.route("/")
+    @set_openapi({"security": []})
+    def oauth_root():
+        """What the API has; open to all."""
+        return {"things": flask.url_for("oauth_things", _external=True),
+                "me": flask.url_for("oauth_me", _external=True)}
+
+    @app.route("/things/", methods=["GET", "POST"])
+    @set_openapi({"post": {"security": [{"oauth": ["things:write"]}, {"oidc": ["things:write"]}]}})
+    def oauth_things():
+        """The things: GET with things:read, POST with things:write."""
+        token_for("things:write" if request.method == "POST" else "things:read")
+        if request.method == "POST":
+            things[max(things) + 1] = str(request.data.get("name", ""))
+        return [{"key": key, "name": name} for key, name in sorted(things.items())]
+
+    @app.route("/me")
+    @set_openapi({"security": [{"oidc": ["openid"]}, {"oauth": ["openid"]}]})
+    def oauth_me():
+        """Who the token is for."""
+        token = token_for("openid")
+        return {"sub": token.user, "client": token.client.get_client_id(), "scope": token.scope}
+    return app
+
+
+def _authlib():
+    try:  # not importorskip: pytest 9 only skips on ModuleNotFoundError
+        import authlib  # noqa: F401
+        import joserfc  # noqa: F401
+    except ImportError as exc:
+        pytest.skip("the OAuth server needs Authlib, which the test extra installs on Python "
+                    "3.10+ ({})".format(exc))
+
+
+@pytest.fixture(scope="module")
+def oauth_server():
+    """A real OAuth 2.0 / OpenID Connect authorization server (`_oauth_server_app`) on a
+    werkzeug server of its own, and the API it protects (`_oauth_api_app`) on another: two
+    origins. Gives the server's `_OAuthState`: ``issuer``, ``api_url``, ``redirect_to(url)``
+    for each page that may receive its authorization responses, and ``expires_in``."""
+    _authlib()
+    server_site, api_site = _LiveSite(), _LiveSite()
+    state = _OAuthState(server_site.url, api_site.url)
+    server_site.serve(_oauth_server_app(state))
+    api_site.serve(_oauth_api_app(state))
+    yield state
+    server_site.close()
+    api_site.close()
+
+
+def _pkce():
+    """A PKCE code verifier and its S256 challenge (RFC 7636)."""
+    verifier = secrets.token_urlsafe(48)
+    digest = hashlib.sha256(verifier.encode("ascii")).digest()
+    return verifier, base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+
+
+def _authorization_query(redirect_uri, challenge, **params):
+    """An authorization request's query for the page's client, as the page would send it
+    (a nonce of its own each time: the server refuses one it has seen)."""
+    query = {"response_type": "code", "client_id": PAGE_CLIENT, "redirect_uri": redirect_uri,
+             "scope": "openid things:read", "state": "st-1", "code_challenge": challenge,
+             "code_challenge_method": "S256", "nonce": secrets.token_urlsafe(8)}
+    query.update(params)
+    return urllib.parse.urlencode({key: value for key, value in query.items()
+                                   if value is not None})
+
+
+def _signed_into(client, query, consent="allow"):
+    """Sign in as ann through the server's login page, answer its consent page: the
+    authorization response's redirect (status, Location)."""
+    status, headers, _ = client("/authorize?" + query)
+    assert status in REDIRECTS and headers["Location"].startswith("/login?next=")
+    login = headers["Location"]
+    status, _, text = client(login)
+    assert status == 200 and "<label>Username <input name='username'" in text
+    status, _, text = client(login, form={"username": "ann", "password": "wrong"})
+    assert status == 401 and "Wrong username or password." in text
+    status, headers, _ = client(login, form={"username": "ann", "password": "ann-pw"})
+    assert status in REDIRECTS and headers["Location"] == "/authorize?" + query
+    status, _, text = client(headers["Location"])
+    assert status == 200 and "Allow {}?".format(PAGE_CLIENT) in text, text
+    status, headers, _ = client("/authorize?" + query, form={"consent": consent})
+    return status, headers.get("Location", "")
+
+
+def _redirect_params(location):
+    return dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(location).query))
+
+
+def test_sign_in_oauth_server_publishes_its_openid_configuration_and_key_to_all(
+        oauth_server):
+    from authlib.oidc.discovery import OpenIDProviderMetadata
+    from joserfc.jwk import KeySet
+    client = _HTTPClient(oauth_server.issuer)
+    status, headers, text = client("/.well-known/openid-configuration",
+                                   headers={"Origin": "http://any.example"})
+    metadata = json.loads(text)
+    assert status == 200 and headers["Access-Control-Allow-Origin"] == "*"
+    OpenIDProviderMetadata(metadata).validate()  # as OpenID Connect Discovery 1.0 says
+    assert metadata["issuer"] == oauth_server.issuer
+    assert metadata["token_endpoint"] == oauth_server.issuer + "/token"
+    assert metadata["code_challenge_methods_supported"] == ["S256"]
+    status, headers, text = client(metadata["jwks_uri"], headers={"Origin": "http://a.example"})
+    keys = json.loads(text)["keys"]
+    assert status == 200 and headers["Access-Control-Allow-Origin"] == "*"
+    assert [key["kty"] for key in keys] == ["RSA"] and "d" not in keys[0]  # public only
+    KeySet.import_key_set({"keys": keys})
+
+
+def test_sign_in_oauth_authorization_code_with_pkce_through_login_and_consent_pages(
+        oauth_server):
+    from joserfc import jwt
+    from joserfc.jwk import KeySet
+    page = oauth_server.api_url + "/things/"
+    oauth_server.redirect_to(page)
+    client = _HTTPClient(oauth_server.issuer)
+    verifier, challenge = _pkce()
+    query = _authorization_query(page, challenge)
+    status, location = _signed_into(client, query)
+    answer = _redirect_params(location)
+    assert status in REDIRECTS and location.startswith(page + "?") and answer["state"] == "st-1"
+    exchange = {"grant_type": "authorization_code", "code": answer["code"],
+                "redirect_uri": page, "client_id": PAGE_CLIENT, "code_verifier": verifier}
+    status, headers, text = client("/token", form=exchange,
+                                   headers={"Origin": oauth_server.api_url})
+    tokens = json.loads(text)
+    assert status == 200 and headers["Access-Control-Allow-Origin"] == oauth_server.api_url
+    assert headers["Cache-Control"] == "no-store"
+    assert set(tokens) == {"access_token", "refresh_token", "id_token", "token_type",
+                           "expires_in", "scope"} and tokens["token_type"] == "Bearer"
+    keys = KeySet.import_key_set(json.loads(client("/jwks")[2]))
+    claims = jwt.decode(tokens["id_token"], keys).claims
+    assert (claims["iss"], claims["aud"], claims["sub"], claims["nonce"]) == (
+        oauth_server.issuer, [PAGE_CLIENT], "ann", dict(urllib.parse.parse_qsl(query))["nonce"])
+    api = _HTTPClient(oauth_server.api_url)
+    bearer = {"Authorization": "Bearer " + tokens["access_token"], "Accept": JSON_TYPE}
+    assert api("/things/", headers=bearer)[0] == 200
+    assert json.loads(api("/me", headers=bearer)[2])["sub"] == "ann"
+    status, _, text = client("/token", form=exchange)  # the code is used once
+    assert (status, json.loads(text)["error"]) == (400, "invalid_grant")
+
+
+@pytest.mark.parametrize("case", ["no PKCE", "plain PKCE", "another redirect_uri",
+                                  "a wrong verifier", "no verifier", "denied"])
+def test_sign_in_oauth_server_refuses_what_pkce_and_the_registration_forbid(
+        oauth_server, case):
+    page = oauth_server.api_url + "/refused/"
+    oauth_server.redirect_to(page)
+    client = _HTTPClient(oauth_server.issuer)
+    client("/login", form={"username": "ann", "password": "ann-pw"})  # signed in already
+    verifier, challenge = _pkce()
+    if case in ("no PKCE", "plain PKCE"):
+        query = _authorization_query(page, None if case == "no PKCE" else verifier,
+                                     code_challenge_method=None if case == "no PKCE" else
+                                     "plain")
+        status, headers, _ = client("/authorize?" + query)
+        assert status in REDIRECTS and headers["Location"].startswith(page + "?")  # told why
+        assert _redirect_params(headers["Location"])["error"] == "invalid_request"
+        return
+    if case == "another redirect_uri":  # never sent back to a place not registered
+        status, headers, text = client("/authorize?" + _authorization_query(
+            "https://evil.example/", challenge))
+        assert status == 400 and "Location" not in headers
+        return
+    if case == "denied":
+        status, location = _signed_into(_HTTPClient(oauth_server.issuer),
+                                        _authorization_query(page, challenge), consent="deny")
+        answer = _redirect_params(location)
+        assert (answer["error"], answer["state"], "code" in answer) == (
+            "access_denied", "st-1", False)
+        return
+    status, location = _signed_into(_HTTPClient(oauth_server.issuer),
+                                    _authorization_query(page, challenge))
+    exchange = {"grant_type": "authorization_code", "code": _redirect_params(location)["code"],
+                "redirect_uri": page, "client_id": PAGE_CLIENT,
+                "code_verifier": _pkce()[0] if case == "a wrong verifier" else None}
+    status, _, text = client("/token", form={key: value for key, value in exchange.items()
+                                             if value is not None})
+    assert status == 400 and json.loads(text)["error"] in ("invalid_grant", "invalid_request")
+
+
+def test_sign_in_oauth_client_credentials_and_refresh_tokens_at_the_token_endpoint(oauth_server):
+    client, api = _HTTPClient(oauth_server.issuer), _HTTPClient(oauth_server.api_url)
+    service = {"Authorization": _basic(SERVICE_CLIENT, SERVICE_SECRET)}
+    status, headers, _ = client("/token", method="OPTIONS", headers={
+        "Origin": oauth_server.api_url, "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "authorization"})
+    assert status == 204 and headers["Access-Control-Allow-Origin"] == oauth_server.api_url
+    assert "Authorization" in headers["Access-Control-Allow-Headers"]
+    other = client("/token", method="OPTIONS", headers={"Origin": "http://evil.example"})
+    assert "Access-Control-Allow-Origin" not in other[1]
+    status, _, text = client("/token", form={"grant_type": "client_credentials",
+                                             "scope": "things:read"}, headers=service)
+    token = json.loads(text)
+    assert status == 200 and "refresh_token" not in token and token["scope"] == "things:read"
+    assert api("/things/", headers={"Authorization": "Bearer " + token["access_token"],
+                                    "Accept": JSON_TYPE})[0] == 200
+    wrong = client("/token", form={"grant_type": "client_credentials"},
+                   headers={"Authorization": _basic(SERVICE_CLIENT, "nope")})
+    assert (wrong[0], json.loads(wrong[2])["error"]) == (401, "invalid_client")
+    page = oauth_server.api_url + "/refreshed/"
+    oauth_server.redirect_to(page)
+    verifier, challenge = _pkce()
+    _, location = _signed_into(_HTTPClient(oauth_server.issuer),
+                               _authorization_query(page, challenge))
+    first = json.loads(client("/token", form={
+        "grant_type": "authorization_code", "code": _redirect_params(location)["code"],
+        "redirect_uri": page, "client_id": PAGE_CLIENT, "code_verifier": verifier})[2])
+    refresh = {"grant_type": "refresh_token", "client_id": PAGE_CLIENT,
+               "refresh_token": first["refresh_token"]}
+    status, headers, text = client("/token", form=refresh,
+                                   headers={"Origin": oauth_server.api_url})
+    second = json.loads(text)
+    assert status == 200 and headers["Access-Control-Allow-Origin"] == oauth_server.api_url
+    assert second["refresh_token"] != first["refresh_token"]  # rotated
+    assert second["access_token"] != first["access_token"]
+    again = client("/token", form=refresh)  # a refresh token is used once
+    assert (again[0], json.loads(again[2])["error"]) == (400, "invalid_grant")
+    for access, expected in ((first, 401), (second, 200)):
+        assert api("/things/", headers={"Authorization": "Bearer " + access["access_token"],
+                                        "Accept": JSON_TYPE})[0] == expected
+
+
+def test_sign_in_oauth_protected_api_offers_its_servers_schemes_and_rfc_6750_challenges(
+        oauth_server):
+    api = _HTTPClient(oauth_server.api_url)
+    document = _validated(json.loads(api("/openapi.json", headers={"Accept": JSON_TYPE})[2]))
+    schemes = document["components"]["securitySchemes"]
+    assert set(schemes["oauth"]["flows"]) == {"authorizationCode", "clientCredentials"}
+    assert schemes["oidc"]["openIdConnectUrl"] == (oauth_server.issuer +
+                                                   "/.well-known/openid-configuration")
+    status, headers, block = _page_of(api, "/things/")
+    assert status == 401 and block["schemes"] == schemes
+    assert block["operations"] == {
+        "GET": [{"oauth": ["things:read"]}, {"oidc": ["things:read"]}],
+        "HEAD": [{"oauth": ["things:read"]}, {"oidc": ["things:read"]}],
+        "POST": [{"oauth": ["things:write"]}, {"oidc": ["things:write"]}]}
+    assert block["challenges"] == [{"scheme": "Bearer", "token68": None, "params": {
+        "realm": "things", "scope": "things:read"}}]  # no error: no token was sent
+    assert block["origins"] == [oauth_server.issuer]
+    assert headers["Content-Security-Policy"].count("connect-src 'self' {};".format(
+        oauth_server.issuer)) == 1
+    assert _page_of(api, "/")[2]["operations"]["GET"] == []
+    status, _, block = _page_of(api, "/things/", {"Authorization": "Bearer forged"})
+    assert status == 401 and block["challenges"][0]["params"]["error"] == "invalid_token"
+    token = json.loads(_HTTPClient(oauth_server.issuer)("/token", form={
+        "grant_type": "client_credentials", "scope": "things:read"},
+        headers={"Authorization": _basic(SERVICE_CLIENT, SERVICE_SECRET)})[2])["access_token"]
+    status, _, block = _page_of(api, "/me", {"Authorization": "Bearer " + token})
+    assert status == 403 and block["challenges"][0]["params"] == {
+        "realm": "things", "scope": "openid", "error": "insufficient_scope"}
+
+
+def test_sign_in_oauth_access_token_past_its_expiry_is_refused_with_invalid_token(
+        oauth_server):
+    oauth_server.expires_in = 600  # what the next token lives for
+    try:
+        status, _, text = _HTTPClient(oauth_server.issuer)("/token", form={
+            "grant_type": "client_credentials", "scope": "things:read"},
+            headers={"Authorization": _basic(SERVICE_CLIENT, SERVICE_SECRET)})
+    finally:
+        oauth_server.expires_in = 3600
+    token = json.loads(text)
+    assert status == 200 and token["expires_in"] == 600
+    api, bearer = _HTTPClient(oauth_server.api_url), {
+        "Authorization": "Bearer " + token["access_token"], "Accept": JSON_TYPE}
+    assert api("/things/", headers=bearer)[0] == 200
+    oauth_server.tokens[token["access_token"]].issued_at -= 600  # its 600 s gone by
+    status, headers, _ = api("/things/", headers=bearer)
+    assert status == 401 and 'error="invalid_token"' in headers["WWW-Authenticate"]
