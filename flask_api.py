@@ -4062,6 +4062,8 @@ function refuse(input, message) {
 
 // ---- The form from the schema: the body the app's OpenAPI document describes, as fields ----
 
+const MOST_DEPTH = 32;  // a pattern's groups nested deeper are not checked
+
 // The described body the form is built from: {method, content: its media types, schema}, or null.
 function bodySchema() {
   try {
@@ -4227,7 +4229,7 @@ function schemaHint(k, kind) {
   }
   if (kind === "any") rules.push("Any JSON value; other text is sent as a string");
   if (k.pattern?.type === "string") rules.push((rules.length ? "m" : "M") + "atching " +
-    k.pattern.value);
+    k.pattern.value + (patternSteps(k.pattern.value) ? "" : " (not checked here)"));
   const described = k.description?.type === "string" ? [k.description.value] : [];
   return described.concat(rules.length ? [rules.join(", ") + "."] : []).join(" ");
 }
@@ -4307,10 +4309,211 @@ function slotJSON(slot, partial) {
   }
 }
 
-// Whether a text matches a schema's pattern (ECMA-262, anywhere in it); a pattern the browser
-// cannot read checks nothing.
+// Whether a text matches a schema's pattern, as RegExp's test() would (ECMA-262 with "u",
+// anywhere in it); true where this page cannot tell (see patternSteps).
 function matchesPattern(pattern, text) {
-  try { return new RegExp(pattern, "u").test(text); } catch { return true; }
+  const steps = patternSteps(pattern);
+  return !steps || runSteps(steps, text) !== false;
+}
+
+// A pattern is never run by RegExp, whose backtracking takes exponential time on ^(a+)+$ and a
+// value of 30 characters. A Worker that could be stopped is refused by the page's CSP (worker-src
+// falls back to the script's hash), and a length bound would not hold for values shown from the
+// data. So the page runs the pattern itself, as a Thompson NFA: all its states at once, one pass
+// over the text, its work bounded by MOST_STEPS whatever the pattern and the value. What needs
+// backtracking (a backreference, a lookaround) is not checked here; the server still checks it.
+const MOST_STEPS = 1000000;  // a check's work at the most (about 20 ms); past it, not checked
+const MOST_STATES = 5000;  // a pattern's steps at the most, a{n} written out n times
+const QUANTIFIER = /(?:([*+?])|\{([0-9]+)(,?)([0-9]*)\})\??/y;
+const ESCAPE = new RegExp("\\\\(?:[pP]\\{[^}]*\\}|u\\{[0-9a-fA-F]+\\}|u[dD][89abAB][0-9a-fA-F]{2}" +
+  "\\\\u[dD][c-fC-F][0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|c[a-zA-Z]|0(?![0-9])|[^0-9k])",
+  "y");  // one escaped character (a backreference, \1 or \k<name>, is none)
+const WORD = /^[A-Za-z0-9_]$/;  // what \b and \B see as a word's character
+
+// A pattern's steps (see writeSteps); null where RegExp cannot read it or this page cannot run it.
+function patternSteps(pattern) {
+  try {
+    RegExp(pattern, "u");  // throws where the pattern is not ECMA-262's; it is never run
+    return writeSteps(patternTree(pattern));
+  } catch { return null; }
+}
+
+// A pattern as a tree: {alt: [...]}, {seq: [...]}, {repeat, min, max}, {atom: its source, one
+// character's test}, {assert: "^", "$", "b" or "B"}; it throws at what needs backtracking.
+function patternTree(source) {
+  let at = 0;
+  // Alternatives up to a ")" or the end.
+  function alternatives(depth) {
+    if (depth > MOST_DEPTH) throw new RangeError("groups nested too deeply");
+    const options = [sequence(depth)];
+    while (source[at] === "|") {
+      at += 1;
+      options.push(sequence(depth));
+    }
+    return {alt: options};
+  }
+  // One alternative: its terms, each with its quantifier.
+  function sequence(depth) {
+    const items = [];
+    while (at < source.length && source[at] !== "|" && source[at] !== ")") {
+      items.push(quantified(term(depth)));
+    }
+    return {seq: items};
+  }
+  // An assertion, a group, or an atom that matches one character.
+  function term(depth) {
+    const from = at, next = source[at + 1];
+    if (source[at] === "^" || source[at] === "$") return {assert: source[at++]};
+    if (source[at] === "\\" && (next === "b" || next === "B")) {
+      at += 2;
+      return {assert: next};
+    }
+    if (source[at] !== "(") {
+      at = atomEnd(source, at);
+      return {atom: source.slice(from, at)};
+    }
+    at = groupStart(source, at);
+    const inner = alternatives(depth + 1);
+    at += 1;  // its ")"
+    return inner;
+  }
+  // A term with its quantifier, if it has one: {repeat, min, max}.
+  function quantified(node) {
+    QUANTIFIER.lastIndex = at;
+    const found = QUANTIFIER.exec(source);
+    if (!found) return node;
+    at = QUANTIFIER.lastIndex;
+    const [, sign, low, comma, high] = found;
+    const min = sign ? Number(sign === "+") : Number(low);
+    const max = sign === "?" ? 1 : sign || comma && !high ? Infinity : comma ? Number(high) : min;
+    return {repeat: node, min, max};
+  }
+  return alternatives(0);
+}
+
+// Where an atom that matches one character ends: a class, an escape, or one character; it throws
+// at a backreference.
+function atomEnd(source, at) {
+  if (source[at] === "[") {
+    let end = at + 1;
+    while (end < source.length && source[end] !== "]") end += source[end] === "\\" ? 2 : 1;
+    return end + 1;
+  }
+  if (source[at] !== "\\") return at + (source.codePointAt(at) > 0xffff ? 2 : 1);
+  ESCAPE.lastIndex = at;
+  if (!ESCAPE.test(source)) throw new TypeError("a backreference");
+  return ESCAPE.lastIndex;
+}
+
+// Past a group's opening, "(", "(?:" or "(?<name>"; it throws at a lookaround or a modifier.
+function groupStart(source, at) {
+  if (source[at + 1] !== "?") return at + 1;
+  if (source[at + 2] === ":") return at + 3;
+  if (source[at + 2] === "<" && source[at + 3] !== "=" && source[at + 3] !== "!") {
+    return source.indexOf(">", at) + 1;
+  }
+  throw new TypeError("a lookaround");
+}
+
+// A tree as the steps of a Thompson NFA: {op: "char", test}, {op: "split", to: [a, b]},
+// {op: "jump", to}, {op: "assert", kind}, then {op: "match"}; it throws past MOST_STATES.
+function writeSteps(tree) {
+  const steps = [];
+  let work = 0;
+  // A split whose second way is filled in once known.
+  function split() {
+    const step = {op: "split", to: [steps.length + 1]};
+    steps.push(step);
+    return step;
+  }
+  // A node's steps; a repeat's copies each written anew.
+  function write(node) {
+    if ((work += 1) > 4 * MOST_STATES || steps.length > MOST_STATES) {
+      throw new RangeError("a pattern too big to check");
+    }
+    if (node.atom !== undefined) steps.push({op: "char", test: charTest(node.atom)});
+    else if (node.assert) steps.push({op: "assert", kind: node.assert});
+    else if (node.seq) for (const item of node.seq) write(item);
+    else if (node.alt) {
+      const jumps = [];
+      for (const option of node.alt.slice(0, -1)) {
+        const choice = split();
+        write(option);
+        jumps.push({op: "jump"});
+        steps.push(jumps[jumps.length - 1]);
+        choice.to.push(steps.length);
+      }
+      write(node.alt[node.alt.length - 1]);
+      for (const jump of jumps) jump.to = steps.length;
+    } else writeRepeat(node, write, split, steps);
+  }
+  write(tree);
+  steps.push({op: "match"});
+  return steps;
+}
+
+// A repeat's steps: its least number of copies, then a loop, or one optional copy each up to its most.
+function writeRepeat(node, write, split, steps) {
+  for (let copy = 0; copy < node.min; copy += 1) write(node.repeat);
+  const skips = [];
+  for (let copy = node.min; copy < node.max && (copy === node.min || node.max < Infinity);
+    copy += 1) {
+    const loop = steps.length;
+    skips.push(split());
+    write(node.repeat);
+    if (node.max === Infinity) steps.push({op: "jump", to: loop});
+  }
+  for (const skip of skips) skip.to.push(steps.length);
+}
+
+// One character's test against an atom: equality for a plain character, else a RegExp of that
+// atom alone (a class, ".", an escape), which has one character to try and nothing to backtrack.
+function charTest(atom) {
+  if (!/^[\\.[]/.test(atom)) return (char) => char === atom;
+  const regexp = new RegExp("^(?:" + atom + ")$", "u");
+  return (char) => regexp.test(char);
+}
+
+// Whether the steps match anywhere in a text: every state at once, one character at a time;
+// undefined past MOST_STEPS.
+function runSteps(steps, text) {
+  const chars = Array.from(text), seen = new Int32Array(steps.length).fill(-1), todo = [];
+  let current = [], next = [], work = 0, matched = false;
+  // Enter a step at a place, and the steps its splits, jumps and assertions lead on to.
+  function enter(states, first, at) {
+    todo.push(first);
+    while (todo.length) {
+      const index = todo.pop(), step = steps[index];
+      if (seen[index] === at) continue;
+      seen[index] = at;
+      work += 1;
+      if (step.op === "char") states.push(index);
+      else if (step.op === "split") todo.push(step.to[1], step.to[0]);
+      else if (step.op === "jump") todo.push(step.to);
+      else if (step.op === "match") matched = true;
+      else if (holds(step.kind, chars, at)) todo.push(index + 1);
+    }
+  }
+  for (let at = 0; ; at += 1) {
+    enter(current, 0, at);  // a match may start at any place
+    if (matched) return true;
+    if (at === chars.length) return false;
+    if (work > MOST_STEPS) return undefined;
+    next.length = 0;
+    for (const index of current) {
+      work += 1;
+      if (steps[index].test(chars[at])) enter(next, index + 1, at + 1);
+    }
+    [current, next] = [next, current];  // the lists are kept: no garbage a character
+  }
+}
+
+// Whether an assertion holds at a place: ^ and $ at the text's ends, \b and \B at a word's edge.
+function holds(kind, chars, at) {
+  if (kind === "^") return at === 0;
+  if (kind === "$") return at === chars.length;
+  const edge = WORD.test(chars[at - 1] || "") !== WORD.test(chars[at] || "");
+  return kind === "b" ? edge : !edge;
 }
 
 // The schema form's request: JSON, or form fields where the operation takes no JSON, multipart
@@ -4727,7 +4930,8 @@ function start() {
 function handOver() {
   const parts = {parseJSON, writeJSON, groupSize, showTree, filterTree, findMatches,
     headerProblem, shellQuote, curlCommand, rawRequest, fieldJSON, URL_IN_TEXT, compareNumbers,
-    numberProblem, schemaKind, lineReader, jsonLinesReader, eventReader, detailOf, timingText};
+    numberProblem, schemaKind, matchesPattern, lineReader, jsonLinesReader, eventReader,
+    detailOf, timingText};
   document.dispatchEvent(new CustomEvent("flask-api:script", {detail: Object.freeze(parts)}));
 }
 
