@@ -3929,19 +3929,24 @@ function sharedFields(items) {
 }
 
 // The "HTML form" and "Raw" tabs of the request form; the form is the default if it has fields.
+// Where the form does not follow the documented schema, a hint at its head says why.
 function formTabs(model) {
   const content = document.querySelector("form[data-api] textarea[name=_content]");
-  const schema = content && bodySchema(), fields = schema ? null : formFields(model);
-  if (!content || !schema && (!fields || !fields.entries.length ||
-      fields.entries.length > MOST_FIELDS)) return;
-  const fieldset = content.closest("fieldset");
+  if (!content) return;
+  const shown = document.querySelector("pre.response[data-method=GET]:not([data-error])");
+  const {form, why} = formFromSchema(shown ? model : undefined);
+  const fields = form ? null : formFields(model), fieldset = content.closest("fieldset");
+  const hint = why ? [el("p", {class: "hint", id: "api-form-why"}, [why])] : [];
+  if (!form && (!fields || !fields.entries.length || fields.entries.length > MOST_FIELDS)) {
+    fieldset.querySelector("legend").after(...hint);
+    return;
+  }
   const raw = el("div", {id: "api-raw", role: "tabpanel", "aria-label": "Raw"},
     Array.from(fieldset.children).filter((node) => node.tagName !== "LEGEND" &&
       !node.classList.contains("bar")));
-  const shown = document.querySelector("pre.response[data-method=GET]:not([data-error])");
   const panel = el("div", {id: "api-fields", role: "tabpanel", "aria-label": "HTML form"},
-    schema ? [schemaForm(schema, shown ? model : undefined)] : fields.entries.map((member,
-      index) => formField(member[0], member[1], index, fields.blank)));
+    hint.concat(form ? [form] : fields.entries.map((member, index) => formField(member[0],
+      member[1], index, fields.blank))));
   const tabs = el("div", {class: "tabs", role: "tablist", "aria-label": "Edit as",
     onkeydown: (event) => tabKey(tabs, event), onclick: (event) => {
       const tab = event.target.closest("[role=tab]");
@@ -4062,16 +4067,37 @@ function refuse(input, message) {
 
 // ---- The form from the schema: the body the app's OpenAPI document describes, as fields ----
 
-const MOST_DEPTH = 32;  // a pattern's groups nested deeper are not checked
+// Whatever the schema, the form is built in bounded time and stack, or not at all: no spread of
+// a schema's lists into a call's arguments, no recursion but along a depth that is counted.
+const MOST_DEPTH = 32;  // objects and arrays nested deeper are boxes of JSON; so are groups
+const MOST_CHOICES = 1000;  // an enum of more values is a line of text, checked against them
+const MOST_PREFILLED = 100;  // a list shown with more items is a box of JSON, not fields
+const NOT_FOLLOWED = "The form does not follow the documented schema: ";
 
-// The described body the form is built from: {method, content: its media types, schema}, or null.
-function bodySchema() {
+// The schema form for the described body, or why there is none ({form} or {why}): the server's
+// reason (a schema past its limits), or the page's (one past what a form can show).
+function formFromSchema(model) {
   try {
-    const all = parseJSON(document.getElementById("api-schemas").textContent);
-    const [method, found] = all.entries[0], body = keywords(found);  // POST's, else PUT's, ...
-    return keywords(body.schema).properties.entries.length ? {method, schema: body.schema,
-      content: body.content.items.map((type) => type.value), methods: all.entries.length} : null;
-  } catch { return null; }  // none, or not of this shape: the form from the data
+    const found = bodySchema();
+    if (!found || found.why) return {why: found?.why && NOT_FOLLOWED + found.why};
+    return {form: schemaForm(found, model)};
+  } catch (error) {
+    return {why: NOT_FOLLOWED + (error.why || "this page failed on it (" + error.message + ").")};
+  }
+}
+
+// The described body the form is built from: {method, content: its media types, schema,
+// methods}; {why} where the server sent the reason it has none (its "fallback"); else null.
+function bodySchema() {
+  const block = document.getElementById("api-schemas");
+  const all = block && parseJSON(block.textContent);
+  const [method, found] = all?.type === "object" && all.entries[0] || [];  // POST's, else PUT's
+  const body = keywords(found);
+  if (body.fallback?.type === "string") return {why: body.fallback.value};
+  const content = body.content?.type === "array" ? body.content.items : [];
+  return keywords(body.schema).properties?.entries?.length ? {method, schema: body.schema,
+    content: content.map((type) => type.value).filter((type) => typeof type === "string"),
+    methods: all.entries.length} : null;
 }
 
 // A schema node's keywords by name, each still a node: numbers and data stay whole.
@@ -4100,12 +4126,14 @@ function schemaKind(node) {
   return {k, kind, nullable};
 }
 
-// The form's top fieldset: the body's fields, marked with the method whose body it is.
+// The form's top fieldset: the body's fields, marked with the method whose body it is. Past
+// MOST_FIELDS fields it throws, saying why; once built, "Add an item" adds as many as asked.
 function schemaForm(found, model) {
-  const ids = {count: 0}, many = found.methods > 1 || document.querySelectorAll(
-    "form[data-api] button[name=_method]").length > 1;
+  const ids = {count: 0, most: MOST_FIELDS}, many = found.methods > 1 ||
+    document.querySelectorAll("form[data-api] button[name=_method]").length > 1;
   const root = objectFieldset(many ? found.method + " body, as documented" : "Body, as documented",
-    keywords(found.schema), model, ids);
+    keywords(found.schema), model, {ids, depth: 0});
+  ids.most = Infinity;
   root.dataset.root = "";
   root.dataset.required = "";
   root.dataset.content = found.content.join("\n");
@@ -4126,23 +4154,27 @@ function schemaForm(found, model) {
 }
 
 // An object's fields in a fieldset, each prefilled from the value's member of its name.
-function objectFieldset(legend, k, value, ids) {
-  const required = k.required?.type === "array" ? k.required.items.map((name) => name.value) : [];
+function objectFieldset(legend, k, value, context) {
+  const required = new Set(k.required?.type === "array" ? k.required.items.map((name) =>
+    name.value) : []);
   const values = new Map(value && value.type === "object" ? value.entries : []);
-  const fields = k.properties.entries.filter((member) => keywords(member[1]).readOnly?.text !==
-    "true").map((member) => schemaField(member[0], member[1], required.includes(member[0]),
-    values.get(member[0]), ids));
-  return el("fieldset", {"data-kind": "object"}, [el("legend", {}, [legend]), ...fields]);
+  const fieldset = el("fieldset", {"data-kind": "object"}, [el("legend", {}, [legend])]);
+  for (const [name, node] of k.properties.entries) {
+    if (keywords(node).readOnly?.text === "true") continue;
+    fieldset.append(schemaField(name, node, required.has(name), values.get(name), context));
+  }
+  return fieldset;
 }
 
 // An array's items, each with a button to remove it, and a button to add one.
-function arrayFieldset(name, k, value, ids) {
+function arrayFieldset(name, k, value, context) {
   const items = el("div", {class: "items"}), add = el("button", {type: "button"},
     ["Add an item to " + name]);
   let count = 0;
   // One more item, prefilled from a node (undefined: from the items' schema).
   function addItem(node) {
-    const label = name + " " + (count += 1), field = schemaField(label, k.items, true, node, ids);
+    const label = name + " " + (count += 1);
+    const field = schemaField(label, k.items, true, node, context);
     field.append(el("button", {type: "button", class: "remove", onclick: () => {
       field.remove();
       add.focus();
@@ -4158,15 +4190,21 @@ function arrayFieldset(name, k, value, ids) {
 }
 
 // A field for a schema, labelled, its checks and hint from the schema; prefilled from the value
-// shown, else the schema's default or first example.
-function schemaField(name, node, required, value, ids) {
-  const {k, kind, nullable} = schemaKind(node);
-  const id = "api-schema-" + (ids.count += 1);
+// shown, else the schema's default or first example. `context`: {ids, depth} of its fieldset.
+function schemaField(name, node, required, value, context) {
+  const {ids, depth} = context, id = "api-schema-" + (ids.count += 1);
+  if (ids.count > ids.most) {
+    throw Object.assign(new RangeError("too many fields"), {why: "it has more than " +
+      NUMBERS.format(ids.most) + " fields, more than a form shows."});
+  }
+  const {k, kind: read, nullable} = schemaKind(node);
   const initial = value || k.default || (k.examples?.type === "array" ? k.examples.items[0] : null);
-  const parts = [];
+  const kind = ["object", "array"].includes(read) && depth >= MOST_DEPTH || read === "array" &&
+    initial?.type === "array" && initial.items.length > MOST_PREFILLED ? "json" : read;
+  const parts = [], inner = {ids, depth: depth + 1};
   let slot;
-  if (kind === "object") slot = objectFieldset(name, k, initial, ids);
-  else if (kind === "array") slot = arrayFieldset(name, k, initial, ids);
+  if (kind === "object") slot = objectFieldset(name, k, initial, inner);
+  else if (kind === "array") slot = arrayFieldset(name, k, initial, inner);
   else {
     slot = schemaInput(id, kind, k, initial);
     slot.required = required;
@@ -4184,14 +4222,17 @@ function schemaField(name, node, required, value, ids) {
   return el("div", {class: "field " + kind, "data-name": name}, parts);
 }
 
-// The control for a value: a select of its choices, a file input, a box of JSON, or a line of text.
+// The control for a value: a select of its choices (a line of text where they are more than
+// MOST_CHOICES), a file input, a box of JSON, or a line of text.
 function schemaInput(id, kind, k, initial) {
-  if (kind === "choice") {
-    const choices = k.enum?.type === "array" ? k.enum.items : ["true", "false"].map((text) =>
-      ({type: "boolean", text}));
-    const select = el("select", {id}, [el("option", {value: ""}, ["(none)"]), ...choices.map(
-      (node) => el("option", {value: writeJSON(node, "")}, [node.type === "string" ? node.value :
-        writeJSON(node, "")]))]);
+  const choices = k.enum?.type === "array" ? k.enum.items : ["true", "false"].map((text) =>
+    ({type: "boolean", text}));
+  if (kind === "choice" && choices.length <= MOST_CHOICES) {
+    const select = el("select", {id}, [el("option", {value: ""}, ["(none)"])]);
+    for (const node of choices) {
+      select.append(el("option", {value: writeJSON(node, "")}, [node.type === "string" ?
+        node.value : writeJSON(node, "")]));
+    }
     select.value = initial ? writeJSON(initial, "") : "";
     return select;
   }
@@ -4207,6 +4248,17 @@ function schemaInput(id, kind, k, initial) {
     writeJSON(initial, kind === "json" ? "  " : "") : kind !== "any" || !isJSON(initial.value) ?
       initial.value : writeJSON(initial, "");
   return box;
+}
+
+// The JSON of the value a line of text names among an enum's: a string as it is, another value as
+// its JSON; undefined for none of them.
+function enumValue(choices, text) {
+  for (const node of choices) {
+    if (node.type === "string" ? node.value === text : writeJSON(node, "") === text.trim()) {
+      return writeJSON(node, "");
+    }
+  }
+  return undefined;
 }
 
 // Whether a text is JSON.
@@ -4228,6 +4280,10 @@ function schemaHint(k, kind) {
     }
   }
   if (kind === "any") rules.push("Any JSON value; other text is sent as a string");
+  if (kind === "choice" && k.enum?.items?.length > MOST_CHOICES) {
+    rules.push("One of " + NUMBERS.format(k.enum.items.length) + " values, typed as shown" +
+      " (a string as it is, another value as its JSON)");
+  }
   if (k.pattern?.type === "string") rules.push((rules.length ? "m" : "M") + "atching " +
     k.pattern.value + (patternSteps(k.pattern.value) ? "" : " (not checked here)"));
   const described = k.description?.type === "string" ? [k.description.value] : [];
@@ -4293,7 +4349,12 @@ function slotJSON(slot, partial) {
   }
   if (text === "" && (partial || !slot.required)) return undefined;
   const problem = (message) => Object.assign(new Error(message), {input: slot});
-  if (kind === "choice") return text;  // the option's JSON text
+  if (kind === "choice" && slot.tagName === "SELECT") return text;  // the option's JSON text
+  if (kind === "choice") {
+    const chosen = enumValue(k.enum.items, text);
+    if (chosen === undefined) throw problem("The value must be one of the schema's values.");
+    return chosen;
+  }
   if (kind === "integer" || kind === "number") {
     const message = numberProblem(text.trim(), k, kind === "integer");
     if (message) throw problem(message);

@@ -7632,6 +7632,111 @@ def test_browser_schema_patterns_on_10000_characters_shown_keep_the_tab_responsi
     assert tab.evaluate("window.longestTask") < 500
 
 
+class _HandSchemasRenderer(BrowsableAPIRenderer):
+    """The page's renderer, its form's schemas given by hand (the app's config "page_schemas"),
+    as a renderer of an app's own may give any."""
+
+    def get_schemas(self, app, req, allowed):
+        return app.config["page_schemas"]
+
+
+def _hand_schemas_app(schemas):
+    """/things/1 (GET, PUT), /upload/ (POST only: a 405 page without data) and /ticks (a stream
+    of three items, or a POST), their pages' forms from ``schemas``; bodies in "bodies"."""
+    app = FlaskAPI(__name__)
+    app.config.update(DEFAULT_RENDERERS=[JSONRenderer, _HandSchemasRenderer],
+                      page_schemas=schemas, bodies=[])
+
+    @app.route("/things/1", methods=["GET", "PUT"])
+    @app.route("/upload/", methods=["POST"])
+    def thing():
+        if request.method != "GET":
+            app.config["bodies"].append(request.get_data(as_text=True))
+        return {"name": "kettle", "size": "v1"}
+
+    @app.route("/ticks", methods=["GET", "POST"])
+    def ticks():
+        return flask.Response(('{"tick": %d}\n' % n for n in range(3)),
+                              mimetype="application/jsonl")
+    return app
+
+
+def test_browser_schema_form_says_why_where_the_server_gives_no_schema(tab, live_site):
+    why = "Its schema has more than 5,000 nodes, more than the page takes."
+    app = _hand_schemas_app({"PUT": {"content": ["application/json"], "fallback": why}})
+    site = live_site.serve(app)
+    tab.goto(site + "/things/1")
+    said = "The form does not follow the documented schema: " + why
+    _expect(tab.get_by_role("tabpanel", name="HTML form").locator("#api-form-why")).to_have_text(
+        said)
+    _expect(tab.get_by_role("group", name="PUT body, as documented")).to_have_count(0)
+    tab.get_by_label("size", exact=True).fill("large")  # the form from the data, as before
+    tab.get_by_role("button", name="PUT").click()
+    _expect(tab.locator("pre.response")).to_contain_text("PUT /things/1")
+    assert app.config["bodies"] == ['{"name": "kettle", "size": "large"}']
+    app.config["page_schemas"] = {"POST": {"content": ["application/json"], "fallback": why}}
+    tab.goto(site + "/upload/")  # no data to make a form of: said above the raw box
+    _expect(tab.locator("pre.response")).to_contain_text("HTTP 405")
+    _expect(tab.locator("form[data-api] legend + #api-form-why")).to_have_text(said)
+    assert _axe(tab) == []
+
+
+def test_browser_schema_of_a_200000_value_enum_leaves_the_form_curl_and_stream_working(
+        tab, live_site):
+    schema = {"type": "object", "properties": {"size": {"enum": ["v%d" % n for n in
+                                                                 range(200000)]}}}
+    app = _hand_schemas_app({"PUT": {"content": ["application/json"], "schema": schema},
+                             "POST": {"content": ["application/json"], "schema": schema}})
+    site = live_site.serve(app)
+    tab.goto(site + "/things/1")
+    size = _field(tab, "size")  # a line of text, not a select of 200,000 options
+    _expect(size).to_have_value("v1")
+    _expect(size).to_have_accessible_description("One of 200,000 values, typed as shown (a string "
+                                                 "as it is, another value as its JSON).")
+    _expect(tab.get_by_role("button", name="Copy as curl")).to_have_count(2)
+    size.fill("v200000")
+    tab.get_by_role("button", name="PUT").click()
+    assert size.evaluate("input => input.validationMessage") == (
+        "The value must be one of the schema's values.")
+    size.fill("v199999")
+    tab.get_by_role("button", name="PUT").click()
+    _expect(tab.locator("pre.response")).to_contain_text("PUT /things/1")
+    assert app.config["bodies"] == ['{"size": "v199999"}']
+    tab.goto(site + "/ticks")  # a stream's page with that form still streams
+    _expect(tab.locator("pre.response .stream-line")).to_contain_text("Ended. 3 items")
+    _expect(_field(tab, "size")).to_have_value("")
+
+
+def test_browser_schema_past_a_thousand_fields_gives_the_data_form_saying_why(tab, live_site):
+    many = {"type": "object", "properties": {"f%d" % n: {"type": "string"}
+                                             for n in range(2000)}}
+    app = _hand_schemas_app({"PUT": {"content": ["application/json"], "schema": many}})
+    tab.goto(live_site.serve(app) + "/things/1")
+    _expect(tab.locator("#api-form-why")).to_have_text(
+        "The form does not follow the documented schema: it has more than 1,000 fields, more "
+        "than a form shows.")
+    _expect(tab.get_by_label("f1", exact=True)).to_have_count(0)
+    _expect(tab.get_by_label("size", exact=True)).to_have_value("v1")  # the data's form
+
+
+def test_browser_schema_nested_400_deep_makes_boxes_of_json_past_32(tab, live_site):
+    deep = {"type": "string"}
+    for level in reversed(range(400)):
+        deep = {"type": "object", "properties": {"n%d" % level: deep}}
+    app = _hand_schemas_app({"PUT": {"content": ["application/json"], "schema": deep}})
+    tab.goto(live_site.serve(app) + "/things/1")
+    _expect(tab.get_by_role("group", name="n31", exact=True)).to_be_visible()
+    box = _field(tab, "n32")  # the 33rd level down: a box of its JSON
+    _expect(box).to_have_js_property("tagName", "TEXTAREA")
+    box.fill('{"n33": {"n34": {}}}')
+    tab.get_by_role("button", name="PUT").click()
+    _expect(tab.locator("pre.response")).to_contain_text("PUT /things/1")
+    sent = json.loads(app.config["bodies"][-1])
+    for level in range(32):
+        sent = sent["n%d" % level]
+    assert sent == {"n32": {"n33": {"n34": {}}}}
+
+
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_axe_finds_nothing_on_a_schema_form_with_every_kind_of_field(chromium, schema_site,
                                                                       theme):
