@@ -3099,7 +3099,7 @@ pre.curl { user-select: all; }
 /* The form from the schema: a required field's mark, nested objects and arrays */
 /* "*" seen, not read: the field's required attribute is what is announced */
 label.required::after { content: " *" / ""; color: var(--err); }
-.field > fieldset { margin: .6rem 0 0; }
+.field > fieldset, [data-kind=shapes] > fieldset { margin: .6rem 0 0; }
 .field > .remove { margin: .3rem 0 0; }
 /* Windows high contrast: system colours replace the page's, so what only a colour said (the
    selected tab, the filter's matches) says it with theirs; nothing on the page moves by itself */
@@ -4095,7 +4095,8 @@ function bodySchema() {
   const body = keywords(found);
   if (body.fallback?.type === "string") return {why: body.fallback.value};
   const content = body.content?.type === "array" ? body.content.items : [];
-  return keywords(body.schema).properties?.entries?.length ? {method, schema: body.schema,
+  return readSchema(keywords(body.schema)).k.properties?.entries?.length ? {method,
+    schema: body.schema,
     content: content.map((type) => type.value).filter((type) => typeof type === "string"),
     methods: all.entries.length} : null;
 }
@@ -4105,25 +4106,93 @@ function keywords(node) {
   return node && node.type === "object" ? Object.fromEntries(node.entries) : {};
 }
 
-// A schema's keywords and the kind of field it makes; a type "null" beside another (a type list,
-// or an anyOf or oneOf with it) makes the field nullable.
+// A schema's keywords, the kind of field it makes, whether it may be null, and for an anyOf or
+// oneOf of several objects the keywords of each ("shapes": the field is a choice of them).
 function schemaKind(node) {
-  let k = keywords(node), nullable = false;
-  const union = k.anyOf || k.oneOf;
-  if (union && union.type === "array") {
-    const others = union.items.filter((one) => keywords(one).type?.value !== "null");
-    nullable = others.length < union.items.length;
-    if (others.length === 1) k = {...keywords(others[0]), ...k};
-  }
-  const named = k.type ? (k.type.type === "array" ? k.type.items : [k.type]) : [];
-  const types = named.map((type) => type.value).filter((type) => type !== "null");
-  nullable = nullable || types.length < named.length;
+  const {k, nullable, shapes} = readSchema(keywords(node));
+  if (shapes) return {k, kind: "shapes", nullable, shapes};
+  const [types] = typesOf(k);
   let kind = types.length > 1 ? "json" : types[0] || (k.properties ? "object" : "any");
   if (k.enum?.type === "array" || kind === "boolean") kind = "choice";
   else if (kind === "string" && k.format?.value === "binary") kind = "file";
   else if (kind === "object" && !k.properties?.entries?.length || kind === "array" && !k.items ||
     !["object", "array", "string", "integer", "number", "any"].includes(kind)) kind = "json";
-  return {k, kind, nullable};
+  return {k, kind, nullable, shapes: null};
+}
+
+// A schema's keywords read through the wrappers libraries write around one schema: an allOf of
+// it (apispec's 3.0 $ref, a description or readOnly beside it), an anyOf or oneOf of it and null
+// (3.1's nullable; 3.0's, with {"type": "object", "nullable": true} as the null), the wrapper's
+// own keywords winning. {k, nullable, shapes}: shapes, where an anyOf or oneOf has several
+// objects, their keywords (read through too, `depth` levels down), else null.
+function readSchema(keywordsOf, depth = 0) {
+  let k = keywordsOf, nullable = false;
+  for (let level = 0; level < MOST_DEPTH; level += 1) {
+    const {allOf, anyOf, oneOf, ...own} = k, union = [anyOf, oneOf].find((list) =>
+      list?.type === "array");
+    const branches = union ? unionBranches(union.items.map(keywords)) : {kept: [], nullable: false};
+    nullable = nullable || typesOf(k)[1] || branches.nullable;
+    const inner = (allOf?.type === "array" ? allOf.items.map(keywords) : []).concat(
+      branches.kept.length === 1 ? branches.kept : []);
+    if (branches.kept.length > 1 && !inner.length) {
+      const found = shapesOf(branches.kept, depth);
+      return {k, nullable: nullable || found.nullable, shapes: found.shapes};
+    }
+    if (branches.kept.length > 1) own[union === anyOf ? "anyOf" : "oneOf"] = union;
+    if (!inner.length) return {k: own, nullable, shapes: null};
+    k = {...mergedKeywords(inner), ...own};
+  }
+  return {k, nullable, shapes: null};
+}
+
+// The non-null types a schema's keywords name, and whether they allow null (a type "null", or
+// 3.0's nullable: true): [types, nullable].
+function typesOf(k) {
+  const named = (k.type?.type === "array" ? k.type.items : k.type ? [k.type] : []).filter(
+    (type) => type.type === "string").map((type) => type.value);
+  const types = named.filter((type) => type !== "null");
+  return [types, types.length < named.length || k.nullable?.text === "true"];
+}
+
+const ONLY_NULL_KEYS = ["type", "nullable", "title", "description"];
+
+// An anyOf's or oneOf's branches that are more than a way to say null ({"type": "null"}, or 3.0's
+// {"type": "object", "nullable": true} beside an object), and whether one allows null.
+function unionBranches(branches) {
+  const onlyNull = (k) => typesOf(k)[1] && Object.keys(k).every((key) =>
+    ONLY_NULL_KEYS.includes(key));
+  const covered = new Set();
+  for (const k of branches.filter((branch) => !onlyNull(branch))) {
+    for (const type of typesOf(k)[0].concat(k.properties ? ["object"] : [])) covered.add(type);
+  }
+  return {kept: branches.filter((k) => !onlyNull(k) || typesOf(k)[0].some((type) =>
+    !covered.has(type))), nullable: branches.some((k) => typesOf(k)[1])};
+}
+
+// Several schemas' keywords as one (an allOf's): properties and required joined, any other
+// keyword the first one's.
+function mergedKeywords(list) {
+  if (list.length === 1) return list[0];
+  const merged = new Map();
+  let properties = [], required = [];
+  for (const k of list) {
+    for (const [key, value] of Object.entries(k)) if (!merged.has(key)) merged.set(key, value);
+    if (k.properties?.type === "object") properties = properties.concat(k.properties.entries);
+    if (k.required?.type === "array") required = required.concat(k.required.items);
+  }
+  if (properties.length) merged.set("properties", {type: "object", entries: properties});
+  if (required.length) merged.set("required", {type: "array", items: required});
+  return Object.fromEntries(merged);
+}
+
+// The shapes of an anyOf or oneOf of several schemas: {shapes, nullable} where each is an object
+// with fields (a choice of at most MOST_CHOICES), else {shapes: null} (a field of any JSON).
+function shapesOf(branches, depth) {
+  if (branches.length > MOST_CHOICES || depth >= MOST_DEPTH) return {shapes: null, nullable: false};
+  const read = branches.map((k) => readSchema(k, depth + 1));
+  return read.every(({k, shapes}) => !shapes && k.properties?.entries?.length &&
+    typesOf(k)[0].every((type) => type === "object")) ? {shapes: read.map(({k}) => k),
+      nullable: read.some((one) => one.nullable)} : {shapes: null, nullable: false};
 }
 
 // The form's top fieldset: the body's fields, marked with the method whose body it is. Past
@@ -4132,7 +4201,7 @@ function schemaForm(found, model) {
   const ids = {count: 0, most: MOST_FIELDS}, many = found.methods > 1 ||
     document.querySelectorAll("form[data-api] button[name=_method]").length > 1;
   const root = objectFieldset(many ? found.method + " body, as documented" : "Body, as documented",
-    keywords(found.schema), model, {ids, depth: 0});
+    readSchema(keywords(found.schema)).k, model, {ids, depth: 0});
   ids.most = Infinity;
   root.dataset.root = "";
   root.dataset.required = "";
@@ -4160,7 +4229,7 @@ function objectFieldset(legend, k, value, context) {
   const values = new Map(value && value.type === "object" ? value.entries : []);
   const fieldset = el("fieldset", {"data-kind": "object"}, [el("legend", {}, [legend])]);
   for (const [name, node] of k.properties.entries) {
-    if (keywords(node).readOnly?.text === "true") continue;
+    if (readSchema(keywords(node)).k.readOnly?.text === "true") continue;  // not sent
     fieldset.append(schemaField(name, node, required.has(name), values.get(name), context));
   }
   return fieldset;
@@ -4197,14 +4266,16 @@ function schemaField(name, node, required, value, context) {
     throw Object.assign(new RangeError("too many fields"), {why: "it has more than " +
       NUMBERS.format(ids.most) + " fields, more than a form shows."});
   }
-  const {k, kind: read, nullable} = schemaKind(node);
+  const {k, kind: read, nullable, shapes} = schemaKind(node);
   const initial = value || k.default || (k.examples?.type === "array" ? k.examples.items[0] : null);
-  const kind = ["object", "array"].includes(read) && depth >= MOST_DEPTH || read === "array" &&
+  const kind = ["object", "array", "shapes"].includes(read) && depth >= MOST_DEPTH ||
+    read === "array" &&
     initial?.type === "array" && initial.items.length > MOST_PREFILLED ? "json" : read;
   const parts = [], inner = {ids, depth: depth + 1};
   let slot;
   if (kind === "object") slot = objectFieldset(name, k, initial, inner);
   else if (kind === "array") slot = arrayFieldset(name, k, initial, inner);
+  else if (kind === "shapes") slot = shapesFieldset(id, name, shapes, required, initial, inner);
   else {
     slot = schemaInput(id, kind, k, initial);
     slot.required = required;
@@ -4218,8 +4289,72 @@ function schemaField(name, node, required, value, context) {
     parts.push(el("p", {class: "hint", id: id + "-hint"}, [hint]));
     slot.setAttribute("aria-describedby", id + "-hint");
   }
-  if (nullable && kind !== "file") parts.push(nullBox(slot, initial?.type === "null"));
+  const nullChoice = kind === "choice" && k.enum?.items?.some((one) => one.type === "null");
+  if (nullable && kind !== "file" && !nullChoice) {  // an enum with null has its own choice
+    parts.push(nullBox(slot, initial?.type === "null"));
+  }
   return el("div", {class: "field " + kind, "data-name": name}, parts);
+}
+
+// A choice of shape for a value that may be one of several objects, then the chosen one's fields:
+// at first the shape the value shown fits best, if there is one.
+function shapesFieldset(id, name, shapes, required, value, context) {
+  const labels = shapes.map(shapeLabel);
+  const select = el("select", {id}, [el("option", {value: ""}, ["(none)"])]);
+  labels.forEach((label, index) => select.append(el("option", {value: String(index)}, [label])));
+  if (required) select.dataset.required = "";
+  const fieldset = el("fieldset", {"data-kind": "shapes"}, [el("legend", {}, [name]),
+    el("div", {class: "field choice"}, [el("label", required ? {for: id, class: "required"} :
+      {for: id}, ["Shape of " + name]), select])]);
+  // The chosen shape's fields in place of the last one's, prefilled from a value.
+  function showChosen(node) {
+    fieldset.querySelector(":scope > [data-kind=object]")?.remove();
+    if (!select.value) return;
+    const chosen = objectFieldset(labels[select.value], shapes[select.value], node, context);
+    chosen.dataset.required = "";  // a shape chosen is sent, if only as {}
+    fieldset.append(chosen);
+  }
+  select.addEventListener("change", () => showChosen());
+  select.value = bestShape(shapes, value);
+  showChosen(value);
+  return fieldset;
+}
+
+// A shape's name in the choice: its title, else the values it fixes ("kind: cat"), else its fields.
+function shapeLabel(k, index) {
+  if (k.title?.type === "string") return k.title.value;
+  const fixed = [], names = [];
+  for (const [name, node] of k.properties.entries) {
+    const value = fixedValue(keywords(node));
+    if (value) fixed.push(name + ": " + (value.type === "string" ? value.value : writeJSON(value)));
+    names.push(name);
+  }
+  return (index + 1) + ". " + (fixed.length ? fixed : names.slice(0, 4).concat(names.length > 4 ?
+    ["\u2026"] : [])).join(", ");
+}
+
+// The one value a schema allows: its const, or an enum of one; else undefined.
+function fixedValue(k) {
+  return k.const || (k.enum?.type === "array" && k.enum.items.length === 1 ? k.enum.items[0] :
+    undefined);
+}
+
+// Which shape a value fits best, as the select's value ("" for no value): its fixed values met,
+// then the most of its members among the shape's fields, the fewest not.
+function bestShape(shapes, value) {
+  if (value?.type !== "object") return "";
+  let best = "", most = -Infinity;
+  shapes.forEach((k, index) => {
+    const fields = new Map(k.properties.entries);
+    let fit = 0;
+    for (const [name, member] of value.entries) {
+      const fixed = fields.has(name) ? fixedValue(keywords(fields.get(name))) : undefined;
+      fit += !fields.has(name) ? -1 : !fixed ? 1 : writeJSON(fixed, "") === writeJSON(member, "") ?
+        MOST_FIELDS : -MOST_FIELDS;
+    }
+    if (fit > most) [best, most] = [String(index), fit];
+  });
+  return best;
 }
 
 // The control for a value: a select of its choices (a line of text where they are more than
@@ -4336,6 +4471,10 @@ function slotJSON(slot, partial) {
     return undefined;  // sent as parts of a multipart body, not as JSON
   }
   if (slot.disabled) return "null";  // its "null" box is checked
+  if (kind === "shapes") {
+    const chosen = slot.querySelector(":scope > [data-kind=object]");
+    return chosen ? slotJSON(chosen, partial) : undefined;
+  }
   if (kind === "object" || kind === "array") {
     const members = [];
     for (const field of slot.querySelectorAll(":scope > .field, :scope > .items > .field")) {
@@ -4513,7 +4652,8 @@ function writeSteps(tree) {
   return steps;
 }
 
-// A repeat's steps: its least number of copies, then a loop, or one optional copy each up to its most.
+// A repeat's steps: its least number of copies, then a loop, or an optional copy each up to
+// its most.
 function writeRepeat(node, write, split, steps) {
   for (let copy = 0; copy < node.min; copy += 1) write(node.repeat);
   const skips = [];

@@ -7640,19 +7640,20 @@ class _HandSchemasRenderer(BrowsableAPIRenderer):
         return app.config["page_schemas"]
 
 
-def _hand_schemas_app(schemas):
-    """/things/1 (GET, PUT), /upload/ (POST only: a 405 page without data) and /ticks (a stream
-    of three items, or a POST), their pages' forms from ``schemas``; bodies in "bodies"."""
+def _hand_schemas_app(schemas, thing=None):
+    """/things/1 (GET, PUT: ``thing``), /upload/ (POST only: a 405 page without data) and /ticks
+    (a stream of three items, or a POST), their pages' forms from ``schemas``; bodies in
+    "bodies"."""
     app = FlaskAPI(__name__)
     app.config.update(DEFAULT_RENDERERS=[JSONRenderer, _HandSchemasRenderer],
                       page_schemas=schemas, bodies=[])
 
     @app.route("/things/1", methods=["GET", "PUT"])
     @app.route("/upload/", methods=["POST"])
-    def thing():
+    def hand_thing():
         if request.method != "GET":
             app.config["bodies"].append(request.get_data(as_text=True))
-        return {"name": "kettle", "size": "v1"}
+        return thing or {"name": "kettle", "size": "v1"}
 
     @app.route("/ticks", methods=["GET", "POST"])
     def ticks():
@@ -7737,6 +7738,45 @@ def test_browser_schema_nested_400_deep_makes_boxes_of_json_past_32(tab, live_si
     assert sent == {"n32": {"n33": {"n34": {}}}}
 
 
+OWNER = {"type": "object", "required": ["name"], "properties": {
+    "name": {"type": "string"}, "phone": {"type": "string"}}}
+HOUSE = {"title": "House", "type": "object", "required": ["street"], "properties": {
+    "street": {"type": "string"}}}
+BOAT = {"title": "Boat", "type": "object", "properties": {"berth": {"type": "integer"}}}
+# What OpenAPI 3.0 libraries write, $refs resolved: apispec's allOf beside a description and
+# nullable, and its anyOf with a nullable object; a oneOf of two shapes
+WRAPPED_BODY = {"type": "object", "required": ["name"], "properties": {
+    "name": {"type": "string"},
+    "keeper": {"allOf": [OWNER], "nullable": True, "description": "Who keeps it."},
+    "vet": {"anyOf": [{"type": "object", "nullable": True}, OWNER]},
+    "home": {"oneOf": [HOUSE, BOAT]}}}
+
+
+def test_browser_schema_wrapped_objects_give_their_fields_and_a_oneof_a_choice_of_shape(
+        tab, live_site):
+    app = _hand_schemas_app({"PUT": {"content": ["application/json"], "schema": WRAPPED_BODY}},
+                            {"name": "kettle", "home": {"berth": 3}})
+    tab.goto(live_site.serve(app) + "/things/1")
+    keeper, vet = (tab.get_by_role("group", name=name, exact=True) for name in ("keeper", "vet"))
+    _expect(keeper.get_by_label("name", exact=True)).to_have_js_property("tagName", "INPUT")
+    _expect(keeper).to_have_accessible_description("Who keeps it.")
+    tab.get_by_label("keeper is null").check()
+    _expect(keeper.get_by_label("phone", exact=True)).to_be_disabled()
+    vet.get_by_label("name", exact=True).fill("Vera")
+    _expect(tab.get_by_label("vet is null")).not_to_be_checked()
+    shape = _field(tab, "Shape of home")  # the shape the data shown fits, filled from it
+    assert shape.locator("option").all_inner_texts() == ["(none)", "House", "Boat"]
+    _expect(shape).to_have_value("1")
+    _expect(tab.get_by_role("group", name="Boat").get_by_label("berth")).to_have_value("3")
+    shape.select_option(label="House")
+    _expect(tab.get_by_role("group", name="Boat")).to_have_count(0)
+    tab.get_by_role("group", name="House").get_by_label("street").fill("Elm Row")
+    tab.get_by_role("button", name="PUT").click()
+    _expect(tab.locator("pre.response")).to_contain_text("PUT /things/1")
+    assert json.loads(app.config["bodies"][-1]) == {
+        "name": "kettle", "keeper": None, "vet": {"name": "Vera"}, "home": {"street": "Elm Row"}}
+
+
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_axe_finds_nothing_on_a_schema_form_with_every_kind_of_field(chromium, schema_site,
                                                                       theme):
@@ -7770,6 +7810,43 @@ def test_page_script_compares_numbers_as_decimals_exactly(script_parts):
     cases = [[one, other] for one, other, _ in COMPARED_NUMBERS]
     assert _js(script_parts, "(cases) => cases.map(([a, b]) => parts.compareNumbers(a, b))",
                cases) == [order for _, _, order in COMPARED_NUMBERS]
+
+
+# (schema as a library writes it, $refs resolved: [kind, nullable, fields, description, shapes])
+WRAPPED_SCHEMAS = [
+    ({"description": "d", "allOf": [OWNER]}, ["object", False, ["name", "phone"], "d", 0]),
+    ({"allOf": [OWNER], "nullable": True, "readOnly": False},  # older apispec, 3.0
+     ["object", True, ["name", "phone"], None, 0]),
+    ({"anyOf": [{"type": "object", "nullable": True}, OWNER]},  # apispec 6, 3.0
+     ["object", True, ["name", "phone"], None, 0]),
+    ({"anyOf": [OWNER, {"type": ["object", "null"]}], "description": "d"},  # 3.0, read as 3.1
+     ["object", True, ["name", "phone"], "d", 0]),
+    ({"anyOf": [OWNER, {"type": "null"}]}, ["object", True, ["name", "phone"], None, 0]),  # 3.1
+    ({"oneOf": [{"type": "null"}, {"allOf": [OWNER]}]}, ["object", True, ["name", "phone"], None,
+                                                         0]),
+    (dict(OWNER, type=["object", "null"]), ["object", True, ["name", "phone"], None, 0]),
+    (dict(OWNER, nullable=True), ["object", True, ["name", "phone"], None, 0]),
+    ({"type": "string", "nullable": True}, ["string", True, None, None, 0]),
+    ({"anyOf": [{"type": "string"}, {"type": "null"}]}, ["string", True, None, None, 0]),
+    ({"allOf": [OWNER, {"properties": {"age": {"type": "integer"}}}]},
+     ["object", False, ["name", "phone", "age"], None, 0]),
+    ({"oneOf": [OWNER, {"type": "object", "properties": {"berth": {"type": "integer"}}}]},
+     ["shapes", False, None, None, 2]),
+    ({"anyOf": [{"allOf": [OWNER]}, {"properties": {"b": {}}}, {"type": "null"}]},
+     ["shapes", True, None, None, 2]),
+    ({"anyOf": [{"type": "string"}, {"type": ["integer", "null"]}]},
+     ["any", True, None, None, 0]),  # two types: any JSON, not one of them
+    ({"oneOf": [OWNER, {"type": "string"}]}, ["any", False, None, None, 0]),
+]
+
+
+@pytest.mark.parametrize("schema, read", WRAPPED_SCHEMAS)
+def test_page_script_reads_through_the_wrappers_libraries_write(script_parts, schema, read):
+    assert _js(script_parts, """(text) => {
+        const {k, kind, nullable, shapes} = parts.schemaKind(parts.parseJSON(text));
+        return [kind, nullable, k.properties?.entries.map((member) => member[0]) ?? null,
+                k.description?.value ?? null, shapes?.length ?? 0];
+    }""", json.dumps(schema)) == read
 
 
 # (pattern, text): the page's own matcher must say what RegExp's test() says, with "u"
