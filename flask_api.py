@@ -4201,8 +4201,12 @@ function schemaForm(found, model) {
   const ids = {count: 0, most: MOST_FIELDS}, many = found.methods > 1 ||
     document.querySelectorAll("form[data-api] button[name=_method]").length > 1;
   const root = objectFieldset(many ? found.method + " body, as documented" : "Body, as documented",
-    readSchema(keywords(found.schema)).k, model, {ids, depth: 0});
+    readSchema(keywords(found.schema)).k, model, {ids, depth: 0, blank: false});
   ids.most = Infinity;
+  for (const type of ["input", "change", "click"]) {  // a click adds or removes an item
+    root.addEventListener(type, () => requireWhereFilled(root));
+  }
+  requireWhereFilled(root);
   root.dataset.root = "";
   root.dataset.required = "";
   root.dataset.content = found.content.join("\n");
@@ -4239,11 +4243,12 @@ function objectFieldset(legend, k, value, context) {
 function arrayFieldset(name, k, value, context) {
   const items = el("div", {class: "items"}), add = el("button", {type: "button"},
     ["Add an item to " + name]);
+  const added = {...context, blank: false};  // an item is there to be filled in
   let count = 0;
   // One more item, prefilled from a node (undefined: from the items' schema).
   function addItem(node) {
     const label = name + " " + (count += 1);
-    const field = schemaField(label, k.items, true, node, context);
+    const field = schemaField(label, k.items, true, node, added);
     field.append(el("button", {type: "button", class: "remove", onclick: () => {
       field.remove();
       add.focus();
@@ -4259,32 +4264,25 @@ function arrayFieldset(name, k, value, context) {
 }
 
 // A field for a schema, labelled, its checks and hint from the schema; prefilled from the value
-// shown, else the schema's default or first example. `context`: {ids, depth} of its fieldset.
+// shown, else the schema's default or first example, but not an optional object or list, nor
+// what is in one, that the value does not fill: it starts blank, and is left out while it is.
+// `context`: {ids, depth, blank} of its fieldset.
 function schemaField(name, node, required, value, context) {
-  const {ids, depth} = context, id = "api-schema-" + (ids.count += 1);
-  if (ids.count > ids.most) {
-    throw Object.assign(new RangeError("too many fields"), {why: "it has more than " +
-      NUMBERS.format(ids.most) + " fields, more than a form shows."});
-  }
-  const {k, kind: read, nullable, shapes} = schemaKind(node);
-  const initial = value || k.default || (k.examples?.type === "array" ? k.examples.items[0] : null);
-  const kind = ["object", "array", "shapes"].includes(read) && depth >= MOST_DEPTH ||
-    read === "array" &&
-    initial?.type === "array" && initial.items.length > MOST_PREFILLED ? "json" : read;
-  const parts = [], inner = {ids, depth: depth + 1};
-  let slot;
-  if (kind === "object") slot = objectFieldset(name, k, initial, inner);
-  else if (kind === "array") slot = arrayFieldset(name, k, initial, inner);
-  else if (kind === "shapes") slot = shapesFieldset(id, name, shapes, required, initial, inner);
-  else {
-    slot = schemaInput(id, kind, k, initial);
-    slot.required = required;
-    parts.push(el("label", required ? {for: id, class: "required"} : {for: id}, [name]));
-  }
+  const id = fieldId(context.ids), {k, kind: read, nullable, shapes} = schemaKind(node);
+  const blank = context.blank || !required && ["object", "array", "shapes"].includes(read);
+  const initial = value || (blank ? null : k.default ||
+    (k.examples?.type === "array" ? k.examples.items[0] : null));
+  const kind = fieldKind(read, initial, context.depth), inner = {ids: context.ids,
+    depth: context.depth + 1, blank: context.blank || !required && !value};
+  const slot = kind === "object" ? objectFieldset(name, k, initial, inner) : kind === "array" ?
+    arrayFieldset(name, k, initial, inner) : kind === "shapes" ? shapesFieldset(id, name, shapes,
+      required, initial, inner) : schemaInput(id, kind, k, initial);
   Object.assign(slot.dataset, {kind, key: name}, required ? {required: ""} : {});
+  if (kind === "array" && value?.type === "array") slot.dataset.shown = "";  // emptied: sent []
   state.schemas.set(slot, k);
-  parts.push(slot);
-  const hint = schemaHint(k, kind);
+  const parts = slot.matches("fieldset") ? [slot] : [el("label", required ? {for: id,
+    class: "required"} : {for: id}, [name]), slot];
+  const hint = schemaHint(k, kind, required);
   if (hint) {
     parts.push(el("p", {class: "hint", id: id + "-hint"}, [hint]));
     slot.setAttribute("aria-describedby", id + "-hint");
@@ -4294,6 +4292,49 @@ function schemaField(name, node, required, value, context) {
     parts.push(nullBox(slot, initial?.type === "null"));
   }
   return el("div", {class: "field " + kind, "data-name": name}, parts);
+}
+
+// The next field's id; past the form's most fields (while it is built), an error saying so.
+function fieldId(ids) {
+  if ((ids.count += 1) > ids.most) {
+    throw Object.assign(new RangeError("too many fields"), {why: "it has more than " +
+      NUMBERS.format(ids.most) + " fields, more than a form shows."});
+  }
+  return "api-schema-" + ids.count;
+}
+
+// The kind of field a value gets: a box of JSON for an object or array nested past MOST_DEPTH,
+// or a list shown with more than MOST_PREFILLED items; else the kind its schema says.
+function fieldKind(read, initial, depth) {
+  const deep = ["object", "array", "shapes"].includes(read) && depth >= MOST_DEPTH;
+  const long = read === "array" && initial?.type === "array" &&
+    initial.items.length > MOST_PREFILLED;
+  return deep || long ? "json" : read;
+}
+
+// The browser's own checks of a required field hold only where it will be sent: in an optional
+// object once something in it is filled in, for an optional object left blank is left out.
+function requireWhereFilled(root) {
+  const filled = new Map();  // an optional fieldset's filledIn(), found once a pass
+  for (const slot of root.querySelectorAll(":is(input, select, textarea)[data-required]")) {
+    let wanted = true;
+    for (let box = slot.parentElement.closest("fieldset"); wanted && box && box !== root;
+      box = box.parentElement.closest("fieldset")) {
+      if (box.hasAttribute("data-required")) continue;
+      if (!filled.has(box)) filled.set(box, filledIn(box));
+      wanted = filled.get(box);
+    }
+    slot.required = wanted;
+  }
+}
+
+// Whether anything in a fieldset is filled in: a value, a choice, a file, a null box, an item.
+function filledIn(fieldset) {
+  for (const control of fieldset.querySelectorAll("input, select, textarea")) {
+    if (control.type === "checkbox" ? control.checked : control.type === "file" ?
+      control.files.length > 0 : control.value !== "") return true;
+  }
+  return fieldset.querySelector(".items > .field") !== null;
 }
 
 // A choice of shape for a value that may be one of several objects, then the chosen one's fields:
@@ -4310,7 +4351,8 @@ function shapesFieldset(id, name, shapes, required, value, context) {
   function showChosen(node) {
     fieldset.querySelector(":scope > [data-kind=object]")?.remove();
     if (!select.value) return;
-    const chosen = objectFieldset(labels[select.value], shapes[select.value], node, context);
+    const chosen = objectFieldset(labels[select.value], shapes[select.value], node,
+      {...context, blank: false});  // chosen to be filled in
     chosen.dataset.required = "";  // a shape chosen is sent, if only as {}
     fieldset.append(chosen);
   }
@@ -4405,8 +4447,9 @@ function isJSON(text) {
 const NUMBER_BOUNDS = [["minimum", [0, 1, "at least "]], ["maximum", [-1, 0, "at most "]],
   ["exclusiveMinimum", [1, 1, "more than "]], ["exclusiveMaximum", [-1, -1, "less than "]]];
 
-// What a field takes, said beside it: the schema's description, then its rules.
-function schemaHint(k, kind) {
+// What a field takes, said beside it: the schema's description, then its rules; of an optional
+// object, that it is left out while blank.
+function schemaHint(k, kind, required) {
   const rules = [];
   if (kind === "integer" || kind === "number") {
     rules.push(kind === "integer" ? "A whole number" : "A number");
@@ -4422,7 +4465,9 @@ function schemaHint(k, kind) {
   if (k.pattern?.type === "string") rules.push((rules.length ? "m" : "M") + "atching " +
     k.pattern.value + (patternSteps(k.pattern.value) ? "" : " (not checked here)"));
   const described = k.description?.type === "string" ? [k.description.value] : [];
-  return described.concat(rules.length ? [rules.join(", ") + "."] : []).join(" ");
+  const optional = kind === "object" && !required ? ["Left out until something in it is " +
+    "filled in."] : [];
+  return described.concat(rules.length ? [rules.join(", ") + "."] : [], optional).join(" ");
 }
 
 // Why a number's text breaks its schema ("" if it does not): compared as decimals, never doubles.
@@ -4475,17 +4520,7 @@ function slotJSON(slot, partial) {
     const chosen = slot.querySelector(":scope > [data-kind=object]");
     return chosen ? slotJSON(chosen, partial) : undefined;
   }
-  if (kind === "object" || kind === "array") {
-    const members = [];
-    for (const field of slot.querySelectorAll(":scope > .field, :scope > .items > .field")) {
-      const value = slotJSON(field.querySelector(":scope > [data-kind]"), partial);
-      if (value === undefined) continue;
-      members.push(kind === "array" ? value : JSON.stringify(field.dataset.name) + ": " + value);
-    }
-    if (kind === "array") return "[" + members.join(", ") + "]";
-    return members.length || !partial && slot.hasAttribute("data-required") ?
-      "{" + members.join(", ") + "}" : undefined;
-  }
+  if (kind === "object" || kind === "array") return membersJSON(slot, kind, partial);
   if (text === "" && (partial || !slot.required)) return undefined;
   const problem = (message) => Object.assign(new Error(message), {input: slot});
   if (kind === "choice" && slot.tagName === "SELECT") return text;  // the option's JSON text
@@ -4507,6 +4542,24 @@ function slotJSON(slot, partial) {
     if (kind === "any") return JSON.stringify(text);
     throw problem("Not JSON: " + error.message);
   }
+}
+
+// An object's or array's JSON from its fields; undefined where it is left out: an optional
+// object with nothing filled in, an optional list with no items that the value shown had not.
+function membersJSON(slot, kind, partial) {
+  const required = !partial && slot.hasAttribute("data-required");
+  if (kind === "object" && !slot.hasAttribute("data-required") && !filledIn(slot)) return undefined;
+  const members = [];
+  for (const field of slot.querySelectorAll(":scope > .field, :scope > .items > .field")) {
+    const value = slotJSON(field.querySelector(":scope > [data-kind]"), partial);
+    if (value === undefined) continue;
+    members.push(kind === "array" ? value : JSON.stringify(field.dataset.name) + ": " + value);
+  }
+  if (kind === "array") {
+    return members.length || required || slot.hasAttribute("data-shown") ?
+      "[" + members.join(", ") + "]" : undefined;
+  }
+  return members.length || required ? "{" + members.join(", ") + "}" : undefined;
 }
 
 // Whether a text matches a schema's pattern, as RegExp's test() would (ECMA-262 with "u",
@@ -4721,6 +4774,7 @@ function holds(kind, chars, at) {
 // where it takes files; null after saying on a field why it cannot be sent. `partial`: a PATCH
 // sends the fields filled in, required or not.
 function schemaRequest(root, partial) {
+  requireWhereFilled(root);
   let body;
   try { body = slotJSON(root, partial) || "{}"; } catch (error) {
     if (!error.input) throw error;
