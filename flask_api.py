@@ -4173,12 +4173,13 @@ function unionBranches(branches) {
 // keyword the first one's.
 function mergedKeywords(list) {
   if (list.length === 1) return list[0];
-  const merged = new Map();
-  let properties = [], required = [];
+  const merged = new Map(), properties = [], required = [];
   for (const k of list) {
     for (const [key, value] of Object.entries(k)) if (!merged.has(key)) merged.set(key, value);
-    if (k.properties?.type === "object") properties = properties.concat(k.properties.entries);
-    if (k.required?.type === "array") required = required.concat(k.required.items);
+    for (const member of k.properties?.type === "object" ? k.properties.entries : []) {
+      properties.push(member);  // one by one: concat() would copy them all for each schema
+    }
+    for (const name of k.required?.type === "array" ? k.required.items : []) required.push(name);
   }
   if (properties.length) merged.set("properties", {type: "object", entries: properties});
   if (required.length) merged.set("required", {type: "array", items: required});

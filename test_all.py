@@ -7741,6 +7741,57 @@ def test_browser_schema_nested_400_deep_makes_boxes_of_json_past_32(tab, live_si
     assert sent == {"n32": {"n33": {"n34": {}}}}
 
 
+def _nested_arrays(depth):
+    schema = {"type": "string"}
+    for _ in range(depth):
+        schema = {"type": "array", "items": schema}
+    return {"type": "object", "properties": {"list": schema}}
+
+
+def _nested_shapes(depth):
+    schema = {"type": "object", "properties": {"end": {"type": "string"}}}
+    for level in range(depth):
+        schema = {"type": "object", "properties": {"in": {"oneOf": [schema, {
+            "type": "object", "title": "other", "properties": {"x%d" % level: {}}}]}}}
+    return schema
+
+
+# Schemas an app controls, built to break a page's script: none may
+HOSTILE_SCHEMAS = {
+    "allOf of 100,000": {"type": "object", "properties": {"a": {"type": "string"}},
+                         "allOf": [{"properties": {"p%d" % n: {}}} for n in range(100000)]},
+    "anyOf of 100,000 objects": {"type": "object", "properties": {"a": {"anyOf": [
+        {"type": "object", "properties": {"p%d" % n: {}}} for n in range(100000)]}}},
+    "200,000 properties": {"type": "object", "properties": {"p%d" % n: {"type": "string"}
+                                                            for n in range(200000)}},
+    "arrays 300 deep": _nested_arrays(300),
+    "oneOf 60 deep": _nested_shapes(60),
+    "__proto__": {"type": "object", "__proto__": {"polluted": True}, "properties": {
+        "__proto__": {"type": "object", "properties": {"constructor": {"type": "string"}}},
+        "toString": {"allOf": [{"__proto__": {"polluted": True}, "type": "string"}]}}},
+    "a pattern of a billion steps": {"type": "object", "properties": {"a": {
+        "type": "string", "pattern": "^(a{1000000}){1000}$"}}},
+}
+
+
+@pytest.mark.parametrize("schema", HOSTILE_SCHEMAS.values(), ids=list(HOSTILE_SCHEMAS))
+def test_browser_schema_form_survives_schemas_built_to_break_it(tab, live_site, schema):
+    app = _hand_schemas_app({"PUT": {"content": ["application/json"], "schema": schema}},
+                            {"a": "a" * 10000})
+    errors = []
+    tab.on("pageerror", lambda error: errors.append(error))
+    tab.goto(live_site.serve(app) + "/things/1")
+    _expect(tab.get_by_role("tab", name="HTML form")).to_have_attribute("aria-selected", "true")
+    _expect(tab.get_by_role("button", name="Copy as curl")).to_have_count(2)
+    _watch_long_tasks(tab)
+    tab.locator("form[data-api] button.copy").click()  # the form's body, checked
+    _expect(tab.locator("form[data-api] pre.curl")).to_contain_text("curl -X PUT")
+    assert tab.evaluate("window.longestTask") < 500  # as for the patterns above
+    tab.get_by_role("button", name="PUT").click()
+    _expect(tab.locator("pre.response")).to_contain_text("PUT /things/1")
+    assert errors == [] and tab.evaluate("({}).polluted") is None
+
+
 OWNER = {"type": "object", "required": ["name"], "properties": {
     "name": {"type": "string"}, "phone": {"type": "string"}}}
 HOUSE = {"title": "House", "type": "object", "required": ["street"], "properties": {
