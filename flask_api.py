@@ -4094,11 +4094,10 @@ function bodySchema() {
   const [method, found] = all?.type === "object" && all.entries[0] || [];  // POST's, else PUT's
   const body = keywords(found);
   if (body.fallback?.type === "string") return {why: body.fallback.value};
-  const content = body.content?.type === "array" ? body.content.items : [];
-  return readSchema(keywords(body.schema)).k.properties?.entries?.length ? {method,
-    schema: body.schema,
-    content: content.map((type) => type.value).filter((type) => typeof type === "string"),
-    methods: all.entries.length} : null;
+  if (!readSchema(keywords(body.schema)).k.properties?.entries?.length) return null;
+  const content = (body.content?.type === "array" ? body.content.items : []).map((type) =>
+    type.value).filter((type) => typeof type === "string");
+  return {method, schema: body.schema, content, methods: all.entries.length};
 }
 
 // A schema node's keywords by name, each still a node: numbers and data stay whole.
@@ -4123,10 +4122,11 @@ function schemaKind(node) {
 // A schema's keywords read through the wrappers libraries write around one schema: an allOf of
 // it (apispec's 3.0 $ref, a description or readOnly beside it), an anyOf or oneOf of it and null
 // (3.1's nullable; 3.0's, with {"type": "object", "nullable": true} as the null), the wrapper's
-// own keywords winning. {k, nullable, shapes}: shapes, where an anyOf or oneOf has several
-// objects, their keywords (read through too, `depth` levels down), else null.
-function readSchema(keywordsOf, depth = 0) {
-  let k = keywordsOf, nullable = false;
+// own keywords winning. `schema`: its keywords (see keywords()). {k, nullable, shapes}: shapes,
+// where an anyOf or oneOf has several objects, their keywords (read through too, `depth` levels
+// down), else null.
+function readSchema(schema, depth = 0) {
+  let k = schema, nullable = false;
   for (let level = 0; level < MOST_DEPTH; level += 1) {
     const {allOf, anyOf, oneOf, ...own} = k, union = [anyOf, oneOf].find((list) =>
       list?.type === "array");
