@@ -7832,22 +7832,10 @@ def test_browser_schema_wrapped_objects_give_their_fields_and_a_oneof_a_choice_o
         "name": "kettle", "keeper": None, "vet": {"name": "Vera"}, "home": {"street": "Elm Row"}}
 
 
-def _library_pets(library, version):
-    """POST /pets (and a GET of none) in flask-smorest or APIFlask, with ``OPENAPI_VERSION``
-    ``version`` (None: the library's default), under BrowsableAPI; each body it takes in config
-    "bodies". A pet's owner is an optional nested object whose name is required; its keeper the
-    same, nullable and described, and its vet described (apispec wraps both, in 3.0 and 3.1 its
-    own ways); its tags an optional list; its home a oneOf of a house and a boat."""
-    if library == "flask-smorest":
-        flask_smorest, ma = _optional("flask_smorest"), _optional("marshmallow")
-        schema_class, fields, app = ma.Schema, ma.fields, Flask(__name__)
-    else:
-        apiflask = _optional("apiflask")
-        schema_class, fields, app = apiflask.Schema, apiflask.fields, apiflask.APIFlask(__name__)
-    app.config.update(API_TITLE="Pets", API_VERSION="1", bodies=[])
-    if version:
-        app.config["OPENAPI_VERSION"] = version
-
+def _pet_schema(schema_class, fields, validate):
+    """A pet: its owner an optional nested object whose name is required; its keeper the same,
+    nullable and described, and its vet described (apispec wraps both, in 3.0 and 3.1 its own
+    ways); its tags an optional list; its home a oneOf of a house and a boat."""
     class Owner(schema_class):
         name = fields.String(required=True)
         phone = fields.String()
@@ -7859,17 +7847,35 @@ def _library_pets(library, version):
         vet = fields.Nested(Owner, metadata={"description": "The vet."})
         tags = fields.List(fields.String())
         home = fields.Dict(metadata={"oneOf": [HOUSE, BOAT]})
+    return Pet
+
+
+def _library_pets(library, version, make_pet=_pet_schema):
+    """POST /pets (and a GET of none) in flask-smorest or APIFlask, with ``OPENAPI_VERSION``
+    ``version`` (None: the library's default), under BrowsableAPI, taking the Pet that
+    ``make_pet(schema_class, fields, validate)`` makes; each body it takes in config "bodies"."""
+    validate = _optional("marshmallow").validate
+    if library == "flask-smorest":
+        flask_smorest, ma = _optional("flask_smorest"), _optional("marshmallow")
+        schema_class, fields, app = ma.Schema, ma.fields, Flask(__name__)
+    else:
+        apiflask = _optional("apiflask")
+        schema_class, fields, app = apiflask.Schema, apiflask.fields, apiflask.APIFlask(__name__)
+    app.config.update(API_TITLE="Pets", API_VERSION="1", bodies=[])
+    if version:
+        app.config["OPENAPI_VERSION"] = version
+    pet = make_pet(schema_class, fields, validate)
 
     def add_pet(data):
         app.config["bodies"].append(request.get_data(as_text=True))
         return jsonify(data), 201
     if library == "flask-smorest":
         blueprint = flask_smorest.Blueprint("pets", __name__)
-        blueprint.route("/pets", methods=["POST"])(blueprint.arguments(Pet)(add_pet))
+        blueprint.route("/pets", methods=["POST"])(blueprint.arguments(pet)(add_pet))
         blueprint.route("/pets", methods=["GET"], endpoint="pet_list")(lambda: jsonify([]))
         flask_smorest.Api(app).register_blueprint(blueprint)
     else:
-        app.post("/pets", endpoint="add_pet")(app.input(Pet)(lambda json_data: add_pet(json_data)))
+        app.post("/pets", endpoint="add_pet")(app.input(pet)(lambda json_data: add_pet(json_data)))
         app.get("/pets", endpoint="pet_list")(lambda: [])
     return _finish(app, True)
 
@@ -7918,6 +7924,56 @@ def test_browser_schema_form_of_a_library_follows_optionality_wrappers_and_shape
     assert len(bodies) == 2 and json.loads(bodies[-1]) == {
         "name": "Rex", "owner": {"name": "Ann", "phone": "555"}, "keeper": None,
         "vet": {"name": "Vera"}, "home": {"berth": 7}}
+
+
+def _coded_pet(schema_class, fields, validate):
+    """A pet whose code must match a pattern RegExp backtracks on for ever."""
+    class Pet(schema_class):
+        code = fields.String(required=True, validate=validate.Regexp("^(a+)+$"))
+    return Pet
+
+
+def _bred_pet(schema_class, fields, validate):
+    """A pet whose breed is one of 200,000."""
+    class Pet(schema_class):
+        name = fields.String()
+        breed = fields.String(validate=validate.OneOf(["b%d" % n for n in range(200000)]))
+    return Pet
+
+
+@pytest.mark.parametrize("library, version", PET_LIBRARIES,
+                         ids=["-".join(filter(None, case)) for case in PET_LIBRARIES])
+def test_browser_schema_pattern_of_a_library_is_checked_on_10000_characters_at_once(
+        tab, live_site, library, version):
+    _skip_where_the_library_breaks_errors(library)
+    app = _library_pets(library, version, _coded_pet)
+    tab.goto(live_site.serve(app) + "/pets")
+    _field(tab, "code").fill("a" * 9999 + "b")
+    _watch_long_tasks(tab)
+    tab.get_by_role("button", name="POST").click()
+    assert _field(tab, "code").evaluate("input => input.validationMessage") == (
+        "The value must match ^(a+)+$.")
+    assert tab.evaluate("window.longestTask") < 500  # as above
+    _field(tab, "code").fill("a" * 10000)
+    tab.get_by_role("button", name="POST").click()
+    _expect(tab.locator("pre.response")).to_contain_text("HTTP 201")
+    assert app.config["bodies"] == ['{"code": "%s"}' % ("a" * 10000)]
+
+
+@pytest.mark.parametrize("library, version", PET_LIBRARIES,
+                         ids=["-".join(filter(None, case)) for case in PET_LIBRARIES])
+def test_browser_schema_of_a_library_with_a_200000_value_enum_leaves_the_page_working(
+        tab, live_site, library, version):
+    _skip_where_the_library_breaks_errors(library)
+    app = _library_pets(library, version, _bred_pet)
+    errors = []
+    tab.on("pageerror", lambda error: errors.append(error))
+    tab.goto(live_site.serve(app) + "/pets")
+    # the form's tools are all built (its curl button comes last), and the breed is a field of
+    # the form, or the form says why it has none (where the server finds the schema too big)
+    _expect(tab.locator("form[data-api] button.copy")).to_have_text("Copy as curl")
+    _expect(tab.locator("#api-fields [data-key=breed], #api-form-why")).to_have_count(1)
+    assert errors == []
 
 
 def test_browser_schema_optional_object_starts_blank_though_its_fields_have_defaults(
