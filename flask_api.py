@@ -4072,17 +4072,16 @@ function refuse(input, message) {
 const MOST_DEPTH = 32;  // objects and arrays nested deeper are boxes of JSON; so are groups
 const MOST_CHOICES = 1000;  // an enum of more values is a line of text, checked against them
 const MOST_PREFILLED = 100;  // a list shown with more items is a box of JSON, not fields
-const NOT_FOLLOWED = "The form does not follow the documented schema: ";
 
 // The schema form for the described body, or why there is none ({form} or {why}): the server's
-// reason (a schema past its limits), or the page's (one past what a form can show).
+// sentence (a schema past its limits), or the page's (one past what a form can show).
 function formFromSchema(model) {
   try {
     const found = bodySchema();
-    if (!found || found.why) return {why: found?.why && NOT_FOLLOWED + found.why};
-    return {form: schemaForm(found, model)};
+    return found && !found.why ? {form: schemaForm(found, model)} : {why: found?.why};
   } catch (error) {
-    return {why: NOT_FOLLOWED + (error.why || "this page failed on it (" + error.message + ").")};
+    return {why: error.why || "This page could not make a form of the request body's schema (" +
+      error.message + "), so this form is built from the data."};
   }
 }
 
@@ -4298,8 +4297,8 @@ function schemaField(name, node, required, value, context) {
 // The next field's id; past the form's most fields (while it is built), an error saying so.
 function fieldId(ids) {
   if ((ids.count += 1) > ids.most) {
-    throw Object.assign(new RangeError("too many fields"), {why: "it has more than " +
-      NUMBERS.format(ids.most) + " fields, more than a form shows."});
+    throw Object.assign(new RangeError("too many fields"), {why: "The request body's schema has " +
+      "more than " + NUMBERS.format(ids.most) + " fields, so this form is built from the data."});
   }
   return "api-schema-" + ids.count;
 }
