@@ -8764,6 +8764,40 @@ def test_a_generator_views_page_runs_it_once_with_its_items_in_it_as_events():
     assert (end["data-end"], end["data-last-id"]) == ("ended", "")
 
 
+def _first_item_line(resp):
+    """Read a stream's page as it comes, up to the line of its first item."""
+    line = resp.readline()
+    while not line.startswith((b"<li>", b"<li ")):
+        assert line, "the page ended before its first item"
+        line = resp.readline()
+    return line
+
+
+def test_a_stream_pages_first_item_arrives_while_the_view_waits_to_make_the_second(
+        stream_server):
+    token = "page-{}".format(random.random())
+    conn, resp = stream_server.get("/paced/" + token, BROWSER_ACCEPT)
+    try:
+        started = time.monotonic()
+        assert _first_item_line(resp) == b"<li>{&#34;first&#34;: true}</li>\n"  # it waits now
+        assert time.monotonic() - started < 5, "the first item waited for the second"
+        stream_server.signal(token)
+        rest = resp.read()
+        assert b"<li>{&#34;waited&#34;: true}</li>\n" in rest and rest.endswith(b"</html>\n")
+    finally:
+        conn.close()
+
+
+def test_a_browser_gone_mid_page_closes_the_streams_generator(stream_server):
+    token = "page-gone-{}".format(random.random())
+    conn, resp = stream_server.get("/endless/" + token, BROWSER_ACCEPT)
+    assert _first_item_line(resp) == b"<li>0</li>\n"
+    conn.socket.shutdown(socket.SHUT_RDWR)  # as a closed tab does
+    conn.socket.close()
+    resp.close()
+    assert stream_server.wait_closed(token), "the generator's finally never ran"
+
+
 def test_a_stream_page_keeps_the_views_status_and_headers_and_its_own_stay_out_of_caches():
     app, _ = _streams_app()
     with app.test_client().get("/created", headers={"Accept": BROWSER_ACCEPT}) as response:
@@ -8861,12 +8895,18 @@ def test_a_stream_page_holds_a_line_without_end_to_its_cut_in_the_servers_memory
 def test_a_stream_page_the_browser_loads_ends_at_its_bytes_and_one_the_script_fetches_not(
         monkeypatch):
     monkeypatch.setattr(flask_api, "_PAGE_ITEMS_BYTES", 1024 * 1024)
-    log, line = [], '"{}"\n'.format("x" * 1000)
-    client = _foreign_stream("application/jsonl", itertools.repeat(line), log)
+    log, line, read = [], '"{}"\n'.format("x" * 1000), []
+
+    def lines():  # as good as endless: 3,000 of them, 3 MB
+        for n in range(3000):
+            read.append(n)
+            yield line
+    client = _foreign_stream("application/jsonl", lines(), log)
     with client.get("/s", headers={"Accept": BROWSER_ACCEPT}) as response:
         _, items, end = _streamed_page(response)
     assert end["data-end"] == "full" and end["text"].startswith("Stopped: a page carries")
-    assert 1000 < len(items) < 1100 and log == ["ran", "closed"]  # endless, and closed
+    assert 1000 < len(items) == len(read) < 1100  # the rest never read,
+    assert log == ["ran", "closed"]  # and the generator closed
     log[:] = []
     client = _foreign_stream("application/jsonl", [line] * 3000, log)
     with client.get("/s", headers={"Accept": BROWSER_ACCEPT,
@@ -8903,6 +8943,11 @@ def test_a_stream_pages_escapes_its_items_data_and_fields_however_hostile():
         "line\nbreak"]
     assert all(fields["event"] == data for data, fields in items[:-1])
     assert len(re.findall("\n<li[ >]", page.html)) == len(items)  # an item is a line of it
+    with _foreign_stream("application/jsonl", [text + "\n" for text in HOSTILE_TEXTS]).get(
+            "/s", headers={"Accept": "text/html"}) as response:
+        page, items, _ = _streamed_page(response)
+    _assert_inert(page)
+    assert items == [(text, {}) for text in HOSTILE_TEXTS]  # data alone, without fields
 
 
 @pytest.mark.parametrize("flask_class", [FlaskAPI, Flask], ids=["FlaskAPI", "BrowsableAPI"])
@@ -8938,9 +8983,13 @@ def test_a_stream_page_of_an_apps_own_template_puts_its_items_last_in_its_body()
                     "data-url='{{ path }}' data-stream='{{ stream }}'><span class=body></span>"
                     "</pre>{% endblock %}")
 
+    class Own(BrowsableAPIRenderer):
+        template = "<!DOCTYPE html><title>Own</title><body><p>{{ title }}</p></body></html>"
+
     class Bare(BrowsableAPIRenderer):
         template = "<!DOCTYPE html><title>Bare</title><p>{{ title }}</p>"
-    for renderer, ends in ((OwnPage, "</section>\n</body>\n</html>\n"), (Bare, "</section>\n")):
+    for renderer, ends in ((OwnPage, "</section>\n</body>\n</html>\n"),
+                           (Own, "</section>\n</body></html>"), (Bare, "</section>\n")):
         app = FlaskAPI(__name__)
         app.config["DEFAULT_RENDERERS"] = [JSONRenderer, renderer]
 
@@ -9301,7 +9350,7 @@ def test_browser_shows_a_streams_first_item_while_the_server_waits_to_send_the_s
         _expect(_stream_line(tab)).to_contain_text(
             "Ended. 2 items \u00b7 HTTP 200 \u00b7 first byte")
         assert len(app.seen) == 1  # the view ran once: the page was the stream
-        assert tab.locator("#api-items-list > *").count() == 0  # each item read, and removed
+        assert tab.locator("#api-items li").count() == 0  # each item read, and removed
     finally:
         tab.context.close()
 
@@ -9319,7 +9368,7 @@ def test_browser_counts_a_100000_item_stream_and_keeps_only_the_last_1000_on_scr
         _expect(tab.locator(".item").last).to_contain_text('"n": 99999')
         sent = sum(len('{"n": %d}\n' % n) for n in range(100000))
         assert "{:,} bytes".format(sent) in _stream_line(tab).text_content()  # each counted
-        assert tab.locator("#api-items-list > *").count() == 0  # each read, and removed
+        assert tab.locator("#api-items li").count() == 0  # each read, and removed
     finally:
         tab.context.close()
 
@@ -9721,6 +9770,7 @@ def test_browser_a_stream_another_site_sends_the_tab_to_runs_without_the_stored_
                 tab.get_by_role("link", name="go").click()
         shown.wait_for_url(target, wait_until="commit")
         _expect(_stream_line(shown)).to_contain_text("Ended. 2 items")  # as the browser loaded it
+        assert app.runs == [None]  # once, and without the header
         again = shown.get_by_role("button", name="Fetch again with your stored headers")
         _expect(again).to_be_visible()
         _expect(shown.locator(".stream-tools")).to_contain_text(
@@ -9885,11 +9935,11 @@ def test_browser_a_valid_20_mb_item_is_cut_and_drawn_without_a_long_task(
         for _ in ("the first visit, warming the tab up", "the one measured"):
             _open(tab, "/big")
             _expect(_stream_line(tab)).to_contain_text("Ended. 1 item", timeout=60000)
+        assert tab.evaluate("window.__tasks") == []
         _expect(tab.locator(".item .key")).to_contain_text("(cut: the first 1,048,576 characters")
         assert tab.locator(".item .s").text_content().startswith('{"items": [1234567890,')
         assert len(tab.locator(".item .s").text_content()) == 16 * 1024 + 1  # drawn: its start
         _within_ceilings(_tab_memory(tab))
-        assert tab.evaluate("window.__tasks") == []
         tab.get_by_role("button", name="Resume").click()  # read from a fetch, the same
         _expect(_stream_line(tab)).to_contain_text("Ended. 1 item \u00b7 HTTP 200")
         assert tab.evaluate("window.__tasks") == []
