@@ -4972,6 +4972,7 @@ function checkParsed(stream) {
   const {list, section} = stream.parsing, last = section.lastElementChild;
   const end = last.matches(".stream-end") && last, over = end || document.readyState !== "loading";
   takeParsed(stream, list, over);
+  stream.parsing.watch.takeRecords();  // those of the removal just made: nothing more to read
   if (over) {
     parsedEnd(stream, end ? endOf(end) : {phase: "Stopped: the page's load ended before its " +
       "stream did.", error: true});
@@ -4988,13 +4989,17 @@ function parsedEnd(stream, ended) {
 }
 
 // Take the items of this page's own stream that the browser has parsed whole (a node follows
-// each), or all once it is over; each is removed, so the document stays small.
+// each), or all once it is over; they are removed at once, so the document stays small.
 function takeParsed(stream, list, all) {
-  const items = [];
-  for (let node = list.firstChild; node && (all || node.nextSibling); node = list.firstChild) {
+  const items = [], read = document.createRange();
+  let node = list.firstChild;
+  for (; node && (all || node.nextSibling); node = node.nextSibling) {
     if (node.nodeName === "LI") items.push(itemOf(node));
-    node.remove();
   }
+  read.setStart(list, 0);
+  if (node) read.setEndBefore(node);
+  else read.setEnd(list, list.childNodes.length);
+  read.deleteContents();
   received(stream, items);
 }
 

@@ -8915,6 +8915,25 @@ def test_a_stream_page_the_browser_loads_ends_at_its_bytes_and_one_the_script_fe
     assert end["data-end"] == "ended" and len(items) == 3000  # the page's script reads all
 
 
+def test_a_stream_pages_head_has_its_headers_no_body_and_closes_the_stream_unread():
+    app, read, closed = Flask(__name__), [], []
+    BrowsableAPI(app)
+
+    class Events:  # a WSGI iterable: its close() says the page closed it
+        def __iter__(self):
+            read.append(True)
+            yield b"data: 1\n\n"
+
+        def close(self):
+            closed.append(True)
+
+    app.add_url_rule("/s", "s", lambda: flask.Response(Events(), mimetype="text/event-stream"))
+    with app.test_client().head("/s", headers={"Accept": BROWSER_ACCEPT}) as response:
+        assert (response.mimetype, response.data) == ("text/html", b"")
+        assert response.headers["X-Flask-API-Page"] == "stream"
+    assert (read, closed) == ([], [True])
+
+
 def test_a_stream_page_says_when_the_apps_stream_breaks_off_and_logs_why(caplog):
     def pieces():
         yield '{"n": 1}\n'
