@@ -9585,6 +9585,7 @@ def test_browser_a_stream_page_asked_with_format_api_resumes_by_its_own_page_nev
         _open(tab, "/ticks?format=api")
         _expect(tab.locator(".item")).not_to_have_count(0)
         tab.get_by_role("button", name="Stop").click()
+        _expect(_stream_line(tab)).to_contain_text("Stopped.")  # its last items drawn
         last = int(tab.locator(".item .key").last.text_content().split("id: ")[1])
         tab.get_by_role("button", name="Resume").click()
         _expect(tab.locator(".item .key", has_text="id: %d " % (last + 3))).to_have_count(1)
