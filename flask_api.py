@@ -51,6 +51,7 @@ __all__ = [
 ]
 
 import base64
+import codecs
 import collections.abc
 import contextlib
 import functools
@@ -1298,7 +1299,7 @@ class BrowsableAPIRenderer(BaseRenderer):
         app, req = _current_app._get_current_object(), _request._get_current_object()
         view = _view_for(app, req)
         allowed = self.get_allowed_methods(app, req, status, headers)
-        stream = req.environ.get(_STREAM_KEY)  # a stream's page: the script shows it live
+        stream = req.environ.get(_STREAM_KEY)  # a stream's page: its items follow it
         body = "" if stream else _page_json(data)
         description = self.get_description(view)
         schemas = self.get_schemas(app, req, allowed)
@@ -1325,7 +1326,7 @@ class BrowsableAPIRenderer(BaseRenderer):
             "auth": _offers(auth) and _script_json(auth),  # the JSON block of the sign-in
             "json_url": self.get_json_url(app, req),
             "stream": stream,
-            "stream_url": stream and _format_url(app, req, "jsonl"),
+            "stream_url": stream and _format_url(app, req, _STREAM_FORMATS.get(stream, "jsonl")),
             "csrf_token": _csrf_token() if "csrf" in app.extensions else None,
         }
 
@@ -1801,25 +1802,327 @@ def _json_page(response: Response, renderer: BrowsableAPIRenderer,
 
 #: The media types of a stream of JSON items, which the page shows as they arrive.
 _STREAM_TYPES = frozenset(["text/event-stream", "application/jsonl", "application/x-ndjson"])
-_STREAM_KEY = "flask_api.stream"  # in the environ of a stream's page: the type to ask for
+_STREAM_KEY = "flask_api.stream"  # in the environ of a stream's page: the stream's type
+_STREAM_FORMATS = {"text/event-stream": "sse", "application/x-ndjson": "ndjson"}  # else jsonl
+#: On a stream's page, an item (a line of JSON Lines, an event's data) past this many bytes
+#: keeps only its first ones, and says how many it had: the rest is counted, never held, so
+#: that a line without end fills neither the server's memory nor the tab's.
+_ITEM_BYTES = 1024 * 1024
+#: A stream's page carries this many bytes of items at the most, then ends, and says so:
+#: Chromium keeps what a page loads until its load ends (a page that drops each item once
+#: read still grows by its bytes), so an endless stream would fill the tab. The page's script
+#: reads a page it fetches without keeping it, and lifts the bound with the request header
+#: ``X-Flask-API-Page: fetch`` (see `_PAGE_FETCH`).
+_PAGE_ITEMS_BYTES = 64 * 1024 * 1024
+_PAGE_FETCH = "fetch"
+#: What a stream's page is sent with besides the view's headers: no cache may keep a page
+#: that is one moment of a stream, and nginx must pass each item on as it comes.
+_STREAM_PAGE_HEADERS = (("Cache-Control", "no-store"), ("X-Accel-Buffering", "no"))
 
 
 def _stream_page(response: Response, renderer: BrowsableAPIRenderer,
                  media_type: MediaType) -> Response:
-    """The page shown in place of a stream: no items, which its script fetches and shows
-    as they arrive. The stream is closed unread, as a server closes what it has sent."""
-    response.close()
+    """The page shown in place of a stream, sent as the stream comes: the page, then each
+    item as it arrives, then how the stream ended (see `_PageStream`). So the view runs
+    once, for the page, whose items show without JavaScript too; its script takes them
+    from there. The page's mark says "stream", for the script that fetches one."""
     _request.environ[_STREAM_KEY] = response.mimetype
     code = response.status_code
     kept = [(name, value) for name, value in response.headers
             if name.lower() not in _UNSHOWN_HEADERS]
     shown = kept + [("Content-Type", response.content_type)]
-    body = renderer.render(None, media_type, status=_status_line(code),
+    html = renderer.render(None, media_type, status=_status_line(code),
                            status_code=code, headers=shown)
-    page = _current_app.response_class(_page_bytes(body), status=code,
+    page = _current_app.response_class(_PageStream(html, response), status=code,
                                        content_type=renderer.content_type)
+    page.call_on_close(response.close)  # whatever a hook wraps the body in
     page.headers.extend(kept)
-    return _finish_rendered(page, renderer, shown)
+    for name, value in _STREAM_PAGE_HEADERS:  # before the late headers are counted
+        page.headers.set(name, value)
+    _finish_rendered(page, renderer, shown)
+    page.headers.set("X-Flask-API-Page", "stream")
+    return page
+
+
+#: Where the page's template puts a stream's items: last in its body, after all the page
+#: shows, so that the page is whole while the items still come.
+_STREAM_ITEMS = "<!--flask-api: stream items-->"
+_ITEMS_OPENING = Markup(
+    '<section id="api-items" class="wrap stream-items" aria-labelledby="api-items-title">\n'
+    '<h2 id="api-items-title">The stream\'s items, as they arrive</h2>\n'
+    '<ol id="api-items-list">\n')  # this line, alone: where a fetched page's items start
+_ITEMS_CLOSING = Markup("</section>\n")
+
+
+class _PageStream:
+    """A stream's page as the body that sends it: the page up to its items' place, each
+    item as `_StreamItems` reads it from the stream, how the stream ended, and the rest of
+    the page. An error of the app's stream ends it on the page, and is logged. The page's
+    response closes the stream when it is closed (the page sent, a client gone, a HEAD):
+    the view's generator too."""
+
+    def __init__(self, html: str, source: Response) -> None:
+        at, end = html.find(_STREAM_ITEMS), len(_STREAM_ITEMS)
+        if at < 0:  # a template of the app's without the place: the end of its body
+            at, end = html.rfind("</body>"), 0
+        at = len(html) if at < 0 else at
+        self.head, self.tail = _page_bytes(html[:at]), _page_bytes(html[at + end:])
+        self.source, self.app = source, _current_app._get_current_object()
+        self.where = "{} [{}]".format(_request.path, _request.method)  # for the log
+        fetched = _request.headers.get("X-Flask-API-Page") == _PAGE_FETCH
+        self.most = None if fetched else _PAGE_ITEMS_BYTES  # type: Optional[int]
+        self.parts = iter(())  # type: Any
+
+    def __iter__(self) -> Any:
+        self.parts = self._parts()
+        return self.parts
+
+    def _parts(self) -> Any:
+        items = _StreamItems(self.source.mimetype == "text/event-stream")
+        yield self.head + _ITEMS_OPENING.encode("utf-8")
+        cause, sent = None, 0  # type: Optional[str], int
+        try:
+            for chunk in self.source.iter_encoded():
+                html = items.read(chunk)
+                sent += len(html)
+                if html:
+                    yield html
+                if self.most is not None and sent >= self.most:
+                    cause = "full"  # the rest is not read: the stream is closed with the page
+                    break
+        except Exception as exc:  # the app's generator failed: no item comes after this
+            self.app.logger.error("Exception in the stream of %s", self.where, exc_info=exc)
+            cause = "broke"
+        yield items.end(cause) + _ITEMS_CLOSING.encode("utf-8") + self.tail
+
+    def close(self) -> None:
+        close = getattr(self.parts, "close", None)
+        if close is not None:
+            close()
+
+
+_EVENT_LINE_ENDS = re.compile(b"\r\n|\r|\n")  # server-sent events' (JSON Lines': LF, CR LF)
+_Item = Tuple[str, Tuple[Tuple[str, str], ...], int]  # a stream's item: data, fields, size
+_DIGITS = re.compile("[0-9]+")
+_utf8 = codecs.getincrementaldecoder("utf-8")
+
+
+class _StreamItems:
+    """A stream's items as its page shows them, from its bytes as they arrive: an ``<li>``
+    each, its data and fields escaped by markupsafe. A line (or an event's data) past
+    `_ITEM_BYTES` bytes keeps only its first ones. JSON Lines' lines end at LF or CR LF
+    (JSON Lines says so); server-sent events are read as the HTML standard says. The error
+    a stream ends with (`_error_detail`) is held back, and shown as the stream's end only
+    if nothing follows it: data that looks like one is an item like any other."""
+
+    def __init__(self, sse: bool) -> None:
+        self.sse, self.first = sse, True
+        self.held, self.size = b"", 0  # the line so far: its first _ITEM_BYTES bytes, its size
+        self.after_cr = False  # the last piece ended with CR: an LF first in the next ends nothing
+        self.bytes = self.count = 0
+        self.error = None  # type: Optional[_Item]
+        self.out = []  # type: List[Markup]
+        self.data = []  # type: List[bytes]  # the event's data lines, up to _ITEM_BYTES
+        self.data_size, self.event, self.retry = 0, "", ""
+        self.id, self.last_id = "", ""  # an event's "id:" field, and the last id dispatched
+
+    def read(self, chunk: bytes) -> bytes:
+        """The page's HTML for the items that ``chunk`` ends (b"" for none)."""
+        self.bytes += len(chunk)
+        for line, size in self._lines(chunk):
+            self._line(line, size)
+        return self._html()
+
+    def end(self, cause: Optional[str] = None) -> bytes:
+        """The rest of the items, then how the stream ended: at its end (the last line of
+        JSON Lines counts without its LF; an event without its blank line does not, as the
+        standard says), or ``cause``: "broke" (the app's stream failed), "full" (the page)."""
+        if not self.sse and cause is None and self.size:
+            self._line(self.held, self.size)
+        if cause is not None and self.error is not None:  # not the stream's last, then
+            self._show(self.error)
+            self.error = None
+        detail = None if self.error is None else _error_detail(self.error, self.sse)
+        return self._html() + _ending(self.count, self.bytes, self.last_id if self.sse else None,
+                                      detail, cause).encode("utf-8")
+
+    def _lines(self, chunk: bytes) -> List[Tuple[bytes, int]]:
+        """The lines ``chunk`` ends, each (its first _ITEM_BYTES bytes, its size)."""
+        if self.after_cr and chunk[:1] == b"\n":  # the LF of a CR LF split in two
+            chunk = chunk[1:]
+        self.after_cr = self.sse and chunk[-1:] == b"\r"
+        parts = _EVENT_LINE_ENDS.split(chunk) if self.sse else chunk.split(b"\n")
+        lines = []
+        for part in parts[:-1]:  # each part but the last ends a line
+            self._add(part)
+            lines.append((self.held, self.size))
+            self.held, self.size = b"", 0
+        self._add(parts[-1])
+        return lines
+
+    def _add(self, part: bytes) -> None:
+        """Add a part of a line: kept up to _ITEM_BYTES bytes, counted whole."""
+        if len(self.held) < _ITEM_BYTES:
+            self.held += part[:_ITEM_BYTES - len(self.held)]
+        self.size += len(part)
+
+    def _line(self, line: bytes, size: int) -> None:
+        """One line, as JSON Lines or an event stream reads it; a BOM first in a stream goes."""
+        if self.first:
+            self.first = False
+            if line.startswith(codecs.BOM_UTF8):
+                line, size = line[3:], size - 3
+        if self.sse:
+            self._event_line(line, size)
+        elif line.endswith(b"\r") and len(line) == size:  # CR LF
+            self._line_item(line[:-1], size - 1)
+        else:
+            self._line_item(line, size)
+
+    def _line_item(self, line: bytes, size: int) -> None:
+        """A line of JSON Lines: an item, unless it is blank."""
+        if line.strip():
+            self._offer((_text(line, size), (), size))
+
+    def _event_line(self, line: bytes, size: int) -> None:
+        """A line of an event stream: a field of the event it builds, or its end (a blank
+        line); a comment (":" first) and any other field are ignored."""
+        if not line:
+            self._dispatch()
+            return
+        field, _, value = line.partition(b":")
+        if value[:1] == b" ":
+            value = value[1:]
+        size -= len(line) - len(value)  # the value's: a cut line's rest is its value's
+        if field == b"data":
+            self._event_data(value, size)
+        elif field == b"event":
+            self.event = _text(value, size)
+        elif field == b"id" and b"\0" not in value:
+            self.id = _text(value, size)
+        elif field == b"retry" and _DIGITS.fullmatch(value.decode("latin-1")):
+            self.retry = value.decode("ascii")
+
+    def _event_data(self, value: bytes, size: int) -> None:
+        """A data line: joined to the event's others by LF, up to _ITEM_BYTES bytes."""
+        joined = 1 if self.data else 0  # the LF before it
+        if self.data_size < _ITEM_BYTES:
+            self.data.append(value)
+        self.data_size += joined + size
+
+    def _dispatch(self) -> None:
+        """An event's end: an item, if it has data (each event keeps the last id seen)."""
+        self.last_id = self.id
+        if self.data:
+            size = self.data_size
+            fields = tuple((name, value) for name, value in (
+                ("event", self.event), ("id", self.last_id), ("retry", self.retry)) if value)
+            self._offer((_text(b"\n".join(self.data)[:_ITEM_BYTES], size), fields, size))
+        self.data, self.data_size, self.event, self.retry = [], 0, "", ""
+
+    def _offer(self, item: _Item) -> None:
+        """Show an item; hold back one that may be the stream's error, until another comes."""
+        if self.error is not None:
+            self._show(self.error)
+            self.error = None
+        if _error_detail(item, self.sse) is None:
+            self._show(item)
+        else:
+            self.error = item
+
+    def _show(self, item: _Item) -> None:
+        self.count += 1
+        self.out.append(_item_html(*item))
+
+    def _html(self) -> bytes:
+        html, self.out = Markup("").join(self.out), []
+        return html.encode("utf-8")
+
+
+def _text(data: bytes, size: int) -> str:
+    """A stream's bytes as text, as browsers decode UTF-8: a byte that is not is U+FFFD; of
+    bytes cut short of their ``size``, a character cut in two at the end goes."""
+    if size > len(data):
+        return cast(str, _utf8("replace").decode(data, False))
+    return data.decode("utf-8", "replace")
+
+
+_JSON_LINES_ERROR = "error: "  # then {"detail": ...}: no JSON value starts so
+
+
+def _error_detail(item: _Item, sse: bool) -> Optional[str]:
+    """The detail of the error that ends a stream, if ``item`` has its shape: an event
+    ``stream-error`` (its data's "detail", or its data), or a JSON Lines line "error: "
+    then a {"detail": ...} object. No JSON value can start "error", nor an event of data
+    be named so by chance."""
+    data, fields, _ = item
+    if sse:
+        if ("event", "stream-error") not in fields:
+            return None
+        detail = _detail(data)
+        return data if detail is None else detail
+    if not data.startswith(_JSON_LINES_ERROR):
+        return None
+    return _detail(data[len(_JSON_LINES_ERROR):])
+
+
+def _detail(text: str) -> Optional[str]:
+    """The "detail" of a JSON object, as text (JSON if it is not a string); None if none."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(value, dict) or "detail" not in value:
+        return None
+    detail = value["detail"]
+    return detail if isinstance(detail, str) else json.dumps(detail, ensure_ascii=False)
+
+
+_ITEM = Markup("<li>{}</li>\n")  # data alone: fewer nodes for the browser to make
+_ITEM_WITH_FIELDS = Markup('<li{}><span class="key">{}</span> <span class="data">{}</span></li>\n')
+_ITEM_FIELD = Markup(' data-{}="{}"')
+_NEWLINES = {"\n": Markup("&#10;"), "\r": Markup("&#13;")}  # an item is a line of the page
+_LINE_END = re.compile("[\r\n]")
+
+
+def _item_html(data: str, fields: Tuple[Tuple[str, str], ...], size: int) -> Markup:
+    """An item as its page's ``<li>``: its data (a line of the page: line ends as references),
+    its fields (event, id, retry) shown and in data attributes, and if cut, its size."""
+    text = data  # type: Union[str, Markup]  # escaped by format(), unless done here
+    if "\n" in data or "\r" in data:
+        text = Markup(_LINE_END.sub(lambda found: _NEWLINES[found.group()], Markup.escape(data)))
+    if not fields and size <= _ITEM_BYTES:
+        return _ITEM.format(text)
+    shown = ["{}: {}".format(name, value) for name, value in fields]
+    if size > _ITEM_BYTES:
+        fields += (("bytes", str(size)),)
+        shown.append("(cut: its first {:,} bytes of {:,})".format(len(data.encode("utf-8")), size))
+    attributes = Markup("").join(_ITEM_FIELD.format(name, value) for name, value in fields)
+    return _ITEM_WITH_FIELDS.format(attributes, " \u00b7 ".join(shown), text)
+
+
+_ENDINGS = {"ended": "Ended", "error": "Ended with an error: {}",
+            "broke": "Broke off: the app's stream failed (the server's log says why)",
+            "full": "Stopped: a page carries {:,} bytes of a stream's items at the most (a "
+                    "browser keeps all a page loads until it ends)".format(_PAGE_ITEMS_BYTES)}
+
+
+def _ending(count: int, size: int, last_id: Optional[str], detail: Optional[str],
+            cause: Optional[str]) -> Markup:
+    """How a stream ended, on its page: its items counted and bytes; for the script, how in
+    ``data-end`` ("ended", "error", or a ``cause``: "broke", "full"), its bytes, the error's
+    detail and, for an event stream, the last id (to resume from)."""
+    end = cause or ("ended" if detail is None else "error")
+    said = _ENDINGS[end].format(detail) if end == "error" else _ENDINGS[end]
+    attributes = [("end", end), ("bytes", str(size))]
+    if detail is not None:
+        attributes.append(("detail", detail))
+    if last_id is not None:
+        attributes.append(("last-id", last_id))
+    return Markup('</ol>\n<p class="stream-end{}"{}>{} \u00b7 {:,} {} \u00b7 {:,} {}</p>\n').format(
+        "" if end == "ended" else " error",
+        Markup("").join(_ITEM_FIELD.format(name, value) for name, value in attributes),
+        said, count, "item" if count == 1 else "items", size, "byte" if size == 1 else "bytes")
 
 
 #: Where the page lists headers added after it was rendered (see `_show_late_headers`).
@@ -1854,16 +2157,23 @@ def _send_page(response: Response, rendered: int, shown: FrozenSet[str],
 
 
 def _write_late_headers(response: Response, late: List[Tuple[str, str]]) -> None:
-    """Write the ``late`` headers into the page, unless a hook has compressed it."""
-    if not late or response.is_streamed or "Content-Encoding" in response.headers:
+    """Write the ``late`` headers into the page (a stream's: into the part before its
+    items, not yet sent), unless a hook has compressed it."""
+    stream = response.response if isinstance(response.response, _PageStream) else None
+    if (not late or (response.is_streamed and stream is None)
+            or "Content-Encoding" in response.headers):
         return
-    body = response.get_data()
+    body = response.get_data() if stream is None else stream.head
     at = body.rfind(_LATE_HEADERS)
     if at >= 0:
         lines = Markup("").join(Markup('<span class="key">{}:</span> {}\n').format(
             name, _linked_header(name, value) if name.lower() in _URL_HEADERS else value)
             for name, value in late)
-        response.set_data(body[:at] + lines.encode("utf-8") + body[at:])
+        body = body[:at] + lines.encode("utf-8") + body[at:]
+        if stream is None:
+            response.set_data(body)
+        else:
+            stream.head = body
 
 
 def _page_bytes(body: str) -> bytes:
@@ -2368,7 +2678,9 @@ class FlaskAPI(Flask):
         """A view's iterator. Its first item is made here, while the app's error handlers can
         still answer (an abort(404) before it stays a 404), and tells what it is: of str or
         bytes, Flask's own stream, sent as Flask sends it; of JSON values, streamed in the
-        negotiated format, or the page for a browser, which fetches it as JSON Lines."""
+        negotiated format, or, for a browser, the page with the items in it as they come,
+        framed as server-sent events (so with their ``id``, ``event`` and ``retry``): the view
+        runs once for it."""
         req = _request._get_current_object()  # type: APIRequest
         if req.environ.get("HTTP_LAST_EVENT_ID") == _END_ID:  # an EventSource told to stop
             _close(items)
@@ -2390,10 +2702,10 @@ class FlaskAPI(Flask):
         except NotAcceptable:
             _close(items)
             raise
-        if isinstance(renderer, BrowsableAPIRenderer):
-            unread = self.response_class(_rejoined(first, items), status, headers,
-                                         mimetype="application/jsonl")
-            return _stream_page(unread, renderer, media_type)
+        page = None
+        if isinstance(renderer, BrowsableAPIRenderer):  # the page, its items as events
+            page = (renderer, media_type)
+            renderer = _resolve((EventStreamRenderer,), "renderers")[0]
         encode = _stream_encoder(self)
         if isinstance(renderer, EventStreamRenderer):
             encode = _event_writer(encode)
@@ -2408,6 +2720,8 @@ class FlaskAPI(Flask):
         response.vary.add("Accept")
         for name, value in _STREAM_HEADERS + tuple(renderer.response_headers):
             response.headers.setdefault(name, value)
+        if page is not None:
+            response = _stream_page(response, *page)
         return _bound_unread(response, req.environ, self)
 
     def _stream_over(self, headers: Any) -> Response:
@@ -3843,8 +4157,8 @@ _PAGE_MARKUP = r"""{% autoescape true %}<!DOCTYPE html>
 {% for name, value in headers %}<span class="key">{{ name }}:</span> {{ value }}
 {% endfor %}{# _LATE_HEADERS #}
 <span class="body">{{ body_html }}
-{%- if stream %}This response is a stream ({{ stream }}); the page shows its items as they
-arrive with JavaScript on. Without it, a page cannot show them as they come:
+{%- if stream %}This response is a stream ({{ stream }}): its items follow the page as they
+arrive, <a href="#api-items">below it</a>; or
 {%- if stream_url %} <a href="{{ stream_url }}">open the raw stream</a>.
 {%- else %} ask for it with an Accept: {{ stream }} header (curl -H).{% endif %}
 {%- endif %}</span></pre>
@@ -3879,7 +4193,7 @@ arrive with JavaScript on. Without it, a page cannot show them as they come:
 {% endif %}
 {% endblock %}
 </main>
-</body>
+{# _STREAM_ITEMS #}</body>
 </html>
 {% endautoescape %}"""
 
@@ -4002,6 +4316,12 @@ label.required::after { content: " *" / ""; color: var(--err); }
 .item { content-visibility: auto; contain-intrinsic-size: auto 4.5em; }
 .item + .item { border-top: 1px solid var(--line); }
 .stream-line.error, .item.error > .key { color: var(--err); }
+/* A stream's items as the server sends them after the page: shown so without JavaScript */
+.stream-items ol { padding-left: 4ch; }
+.stream-items li { font: 14px/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+  white-space: pre-wrap; overflow-wrap: anywhere; }
+.stream-items .key { margin-right: .5ch; }
+.stream-end.error { color: var(--err); }
 """
 
 _PAGE_SCRIPT = r"""
@@ -4022,6 +4342,7 @@ const state = {
   schemas: new WeakMap(),  // a schema form's field: its schema's keywords, for its checks
   times: new WeakMap(),  // a response's {started, firstByte}, from performance.now()
   stream: null,  // the stream shown live: see streamLive()
+  parsed: false,  // this page's tools are built (a stream's page: as its items begin)
 };
 
 // A DOM builder: el("button", {type: "button", onclick: back}, ["Back"]); functions listen.
@@ -4141,7 +4462,11 @@ async function send(method, url, body, type, more = {}, hops = 0) {
   const target = new URL(url, window.location.href);
   // to this site only, checked here whatever CSP the page came with; redirects too, below
   if (target.origin !== window.location.origin) throw new Error("Not this site: " + target);
-  const headers = panelHeaders({"Accept": "text/html", ...more.headers});
+  if (state.stream?.parsing) stopStream();  // after this fetch, its window.stop() would end it
+  // the panel's headers, but not with {bare: true}: a stream of a page that came without them
+  // "fetch": a stream's page read here, which keeps no more than it shows (see streamLive)
+  const headers = Object.assign(more.bare ? {} : panelHeaders(),
+    {"Accept": "text/html", "X-Flask-API-Page": "fetch", ...more.headers});
   const token = document.querySelector("input[name=csrf_token]");
   if (token) headers["X-CSRFToken"] = token.value;
   if (type && !(body instanceof FormData)) headers["Content-Type"] = type;
@@ -4304,18 +4629,14 @@ function queryRow(name, value) {
 // anything else goes in the panel; then focus goes to it (or focusOn) and it is announced.
 async function show(response, focusOn = "pre.response") {
   stopStream();
+  if (response && isStreamPage(response)) return showStreamPage(response, focusOn);
   const bytes = response ? new Uint8Array(await response.arrayBuffer()) : new Uint8Array(0);
-  const text = new TextDecoder().decode(bytes), live = document.getElementById("api-live");
+  const text = new TextDecoder().decode(bytes);
   const times = response && {...state.times.get(response), end: performance.now(),
     bytes: bytes.length};
   document.documentElement.classList.remove("refetch");  // hidden, it could not take focus
-  if (text && isPage(response)) {
-    const page = new DOMParser().parseFromString(text, "text/html");
-    document.title = page.title;
-    document.body.replaceWith(document.adoptNode(page.body));
-    if (live) document.body.append(live);  // a new live region would not be read
-    enhance();
-  } else if (response) {
+  if (text && isPage(response)) swapPage(text);
+  else if (response) {
     const panel = showPanel(state.sent, "HTTP " + response.status + " " + response.statusText,
       !response.ok, response.headers, text ? [text] : [el("span", {class: "hint"},
         ["No content."])]);
@@ -4325,11 +4646,30 @@ async function show(response, focusOn = "pre.response") {
   showResult(focusOn);
 }
 
-// A request's time to first byte, time in all and body size: the timing line after its status.
+// Put a page of this API in this one's place (its body, its title), and build its tools.
+function swapPage(html, fetched) {
+  const page = new DOMParser().parseFromString(html, "text/html");
+  const live = document.getElementById("api-live");
+  document.title = page.title;
+  document.body.replaceWith(document.adoptNode(page.body));
+  if (live) document.body.append(live);  // a new live region would not be read
+  enhance(fetched);
+}
+
+// Show a stream's page as a fetch brings it: the page once it is whole, then its items live.
+async function showStreamPage(response, focusOn) {
+  const reader = response.body.getReader(), parts = streamPageParts(reader);
+  document.documentElement.classList.remove("refetch");
+  swapPage((await parts.next()).value.head, {response, reader, parts});
+  showResult(focusOn);
+}
+
+// A request's time to first byte, time in all and body size (if known): the timing line.
 function timingText(times) {
   const ms = (from, to) => NUMBERS.format(Math.round(to - from)) + " ms";
   return "first byte in " + ms(times.started, times.firstByte) + " \u00b7 " +
-    ms(times.started, times.end) + " in all \u00b7 " + counted(times.bytes, "byte");
+    ms(times.started, times.end) + " in all" +
+    (times.bytes === undefined ? "" : " \u00b7 " + counted(times.bytes, "byte"));
 }
 
 // Put the timing line after the panel's status (the page's own load: its Navigation Timing).
@@ -4342,7 +4682,7 @@ function showTiming(times) {
 function pageTiming() {
   const entry = performance.getEntriesByType("navigation")[0];
   return entry && {started: entry.requestStart || entry.startTime, firstByte: entry.responseStart,
-    end: entry.responseEnd, bytes: entry.encodedBodySize};
+    end: entry.responseEnd, bytes: entry.encodedBodySize, status: entry.responseStatus};
 }
 
 // Focus the result (the response panel, or focusOn), and say its status and size.
@@ -5762,85 +6102,111 @@ function responseCurl() {
 }
 
 // ---- A stream, live ----
-// A stream's page (its panel's data-stream) fetches the stream with the panel's headers, and
-// shows its items as they arrive, each a JSON tree: JSON Lines, or server-sent events. Items
-// are drawn once a frame, and only the last MOST_ITEMS are kept: an endless stream stays light.
+// A stream's page comes as the stream does, in one response (so the view runs once): the
+// page, then each item as a <li> the server escaped (cut past a size), then how the stream
+// ended. The script takes each item as the browser parses it and removes it, so the document
+// stays small, and shows it in the response panel as a JSON tree; a stream's page that it
+// fetches (Resume, a page fetched with the stored headers) it reads the same way. Items are
+// drawn once a frame, and only the last MOST_ITEMS of KEPT_TEXT characters in all are kept:
+// an endless stream, or one of big items, stays light.
 
 const MOST_ITEMS = 1000;  // items kept on screen; older ones are let go, and counted
+const KEPT_TEXT = 4 * 1024 * 1024;  // characters of their data kept, at the most
+const TREE_TEXT = 64 * 1024;  // an item longer is shown as text: its tree would take too long
+const SHOWN_TEXT = 16 * 1024;  // characters of an item shown as text that are laid out
 const ITEM_LINES = 20;  // lines of an item's tree shown unfolded at first
 const FRAME_ITEMS = 50;  // items drawn in a frame at the most: the rest wait for the next
 const FRAME_MS = 8;  // and for this long at the most, so a busy machine draws fewer
+const ITEMS_LIST = '<ol id="api-items-list">';  // the line of a stream's page its items follow
 
-// A reader of lines from bytes as they arrive (null: the end; the last line unended is kept if
-// keepTail): UTF-8 split across pieces stays whole, a BOM at the start goes, a line ends at
-// CR LF, LF or CR, and a CR LF split across two pieces ends one line.
-function lineReader(keepTail) {
+// A reader of lines from bytes as they arrive (null: the end, the last line unended too):
+// UTF-8 split across pieces stays whole, a BOM at the start goes, a line ends at LF or CR LF.
+function lineReader() {
   const decoder = new TextDecoder();
   let rest = "";
   return (bytes) => {
-    const text = rest + (bytes ? decoder.decode(bytes, {stream: true}) : decoder.decode());
-    const held = bytes && text.endsWith("\r") ? 1 : 0;  // its LF may be in the next piece
-    const lines = text.slice(0, text.length - held).split(/\r\n|\r|\n/);
-    rest = lines.pop() + (held ? "\r" : "");
-    if (!bytes && rest && keepTail) lines.push(rest);
-    return lines;
+    const text = bytes ? decoder.decode(bytes, {stream: true}) : decoder.decode();
+    if (bytes && !text.includes("\n")) {
+      rest += text;  // a long line is joined once, when it ends
+      return [];
+    }
+    const lines = (rest + text).split("\n");
+    rest = bytes ? lines.pop() : "";
+    if (!bytes && lines[lines.length - 1] === "") lines.pop();
+    return lines.map((line) => line.endsWith("\r") ? line.slice(0, -1) : line);
   };
 }
 
-// JSON Lines from bytes as they arrive: each line not blank is an item, {data}.
-function jsonLinesReader() {
-  const lines = lineReader(true);
-  return (bytes) => lines(bytes).filter((line) => line.trim()).map((data) => ({data}));
+// A stream's page as a fetch brings it, from its body's reader, in parts: first {head}, the
+// page before its items (HTML text), then {elements}: its items and ending, as they arrive.
+async function* streamPageParts(reader) {
+  const split = lineReader();
+  let head = [];
+  for (let done = false; !done;) {
+    const piece = await reader.read();
+    done = piece.done;
+    let lines = split(done ? null : piece.value);
+    if (head) {
+      const at = lines.indexOf(ITEMS_LIST);
+      head = head.concat(at < 0 ? lines : lines.slice(0, at + 1));
+      if (at < 0 && !done) continue;
+      yield {head: head.join("\n")};
+      [head, lines] = [null, at < 0 ? [] : lines.slice(at + 1)];
+    }
+    if (lines.length) yield {elements: parsedElements(lines)};
+  }
 }
 
-// Server-sent events from bytes as they arrive, as the HTML standard parses them: each event
-// {data, event, id, retry}; comments, and events without data, are skipped, and one the stream
-// ends in is dropped. The reader's lastId is the last "id:" field seen, to resume from.
-function eventReader() {
-  const lines = lineReader(false);
-  let data = [], event = "", retry = "";
-  const reader = (bytes) => {
-    const events = [];
-    for (const line of lines(bytes)) {
-      const colon = line.indexOf(":"), field = colon < 0 ? line : line.slice(0, colon);
-      const value = colon < 0 ? "" : line.slice(colon + (line[colon + 1] === " " ? 2 : 1));
-      if (!line) {
-        if (data.length) events.push({data: data.join("\n"), event, id: reader.lastId, retry});
-        [data, event, retry] = [[], "", ""];
-      } else if (field === "data") data.push(value);
-      else if (field === "event") event = value;
-      else if (field === "id" && !value.includes("\0")) reader.lastId = value;
-      else if (field === "retry" && /^[0-9]+$/.test(value)) retry = value;
-    }  // a comment (":" first) and any other field are ignored
-    return events;
-  };
-  reader.lastId = "";
-  return reader;
+// The elements of lines of this site's stream page (each item's data escaped by the server),
+// parsed inert: its items, and how it ended.
+function parsedElements(lines) {
+  return new DOMParser().parseFromString(lines.join("\n"), "text/html").body.children;
 }
 
-// What an error object in JSON text says: its "detail" (the only key, where alone); else null.
-function detailOf(text, alone) {
-  let model;
-  try { model = parseJSON(text); } catch { return null; }
-  if (model.type !== "object" || (alone && model.entries.length !== 1)) return null;
-  const found = model.entries.find((member) => member[0] === "detail");
-  return !found ? null : found[1].type === "string" ? found[1].value : writeJSON(found[1], "");
+// An item of a stream's page, from its <li>: its data, its event fields, and if it was cut,
+// the bytes it had.
+function itemOf(li) {
+  if (!li.attributes.length) return {data: li.textContent, event: "", id: "", retry: "", cut: 0};
+  const {event = "", id = "", retry = "", bytes = 0} = li.dataset;
+  return {data: li.lastElementChild?.textContent ?? "", event, id, retry, cut: Number(bytes)};
 }
 
-// The live view of this page's stream, if it is one; a stream shown before is stopped first.
-function streamLive() {
+// How a stream ended, from its page's last line: its phase (as the stream line says it), if
+// by an error of its own, its bytes, and the last event id (to resume from).
+function endOf(p) {
+  const {end, detail, bytes, lastId} = p.dataset;
+  const phase = {ended: "Ended.", error: "Ended with an error: " + detail,
+    broke: "Broke off: the app's stream failed (the server's log says why).",
+    full: "Stopped: the page has carried as much of the stream as a page the browser loads " +
+      "may. Resume reads on, and keeps no more than the items shown."}[end];
+  return {phase, error: end === "error" || end === "broke", bytes: bytes && Number(bytes),
+    lastId};
+}
+
+// A last event id as Last-Event-ID: the bytes of its UTF-8, a character each, as EventSource
+// sends it (a header is bytes: fetch() refuses a character past U+00FF, such as "\u20ac").
+function idHeader(id) {
+  return Array.from(new TextEncoder().encode(id), (byte) => String.fromCharCode(byte)).join("");
+}
+
+// The live view of this page's stream, if it is one: read as the browser parses the page, or
+// from a fetch of it (`fetched`: {response, reader, parts}); a stream shown before is stopped.
+function streamLive(fetched) {
   stopStream();
   const panel = document.querySelector("pre.response[data-stream]");
   const body = panel?.querySelector(".body");
   if (!body) return;
-  body.hidden = true;  // it says what the page does without JavaScript
+  body.hidden = true;  // it says where the items are without JavaScript
+  document.getElementById("api-items")?.setAttribute("hidden", "");
   const stream = state.stream = {url: panel.dataset.url, type: panel.dataset.stream,
-    sse: panel.dataset.stream === "text/event-stream", query: "",
-    line: el("span", {class: "stream-line"}), list: el("span", {class: "items", role: "list",
-      "aria-label": "Items", onclick: foldClick, onkeydown: foldKey})};
+    sse: panel.dataset.stream === "text/event-stream", query: "", stored: Boolean(fetched),
+    lastId: "", line: el("span", {class: "stream-line"}), list: el("span", {class: "items",
+      role: "list", "aria-label": "Items", onclick: foldClick, onkeydown: foldKey})};
   body.after(stream.line, stream.list);
   panel.before(streamTools(stream));
-  readStream(stream, false);
+  freshItems(stream);
+  readStream(stream, fetched ? (signal) => fetchedItems(stream, fetched, signal) :
+    (signal) => parsedItems(stream, signal));
 }
 
 // Stop, Resume (and what it does), Copy, the filter, and what the filter found.
@@ -5851,89 +6217,226 @@ function streamTools(stream) {
     stream.resume.focus();
   }}, ["Stop"]);
   stream.resume = el("button", {type: "button", disabled: "", onclick: () => {
-    readStream(stream, true);
+    resumeStream(stream);
     stream.stop.focus();
   }}, ["Resume"]);
   const copy = el("button", {type: "button", onclick: () => copied(copy,
     navigator.clipboard.writeText(stream.shown.filter((record) => !record.node.hidden)
       .map((record) => record.item.data + "\n").join("")))}, ["Copy items"]);
   const filter = filterBox("Filter items", status, (text) => filterItems(stream, text));
-  const how = stream.sse ? "Resume asks for the events after the last id seen (Last-Event-ID)." :
-    "JSON Lines cannot say where to go on from: Resume fetches the stream again from its start.";
+  stream.how = el("span", {class: "hint"}, [resumeHow(stream)]);
   return el("div", {class: "bar stream-tools", role: "group", "aria-label": "Stream"}, [
-    stream.stop, stream.resume, copy, filter, status,
-    el("span", {class: "hint"}, [how + " The last " + NUMBERS.format(MOST_ITEMS) +
-      " items are kept on screen; the filter and Copy take those shown."])]);
+    stream.stop, stream.resume, copy, filter, status, stream.how]);
 }
 
-// Stop reading the stream shown (Stop, or another page shown): the server sees it closed.
+// What Resume does, from where and with which headers, and what stays on screen.
+function resumeHow(stream) {
+  const id = stream.lastId.length > 100 ? stream.lastId.slice(0, 100) + "\u2026" : stream.lastId;
+  let how = !stream.sse ? "JSON Lines cannot say where to go on from: Resume fetches the " +
+    "stream again from its start." : id ? "Resume asks for the events after id \u201c" + id +
+    "\u201d (Last-Event-ID), as EventSource does." : "Resume asks for the stream again: no " +
+    "event has had an id.";
+  if (stream.sse && id.includes("\ufffd")) {
+    how += " That id had bytes that are not UTF-8 (shown \ufffd): it goes as EventSource " +
+      "would send it.";
+  }
+  if (savedHeaders().length && !stream.stored) {
+    how += " This page came without your stored headers, and so does Resume.";
+  }
+  return how + " The last " + NUMBERS.format(MOST_ITEMS) + " items (" +
+    NUMBERS.format(KEPT_TEXT) + " characters at the most) stay on screen; the filter and " +
+    "Copy take those shown.";
+}
+
+// Stop reading the stream shown (Stop, another page shown): the server sees it closed.
 function stopStream() {
   state.stream?.controller?.abort();
 }
 
-// Fetch the stream (to resume: an event stream from the last id seen, JSON Lines from its
-// start) and read it to its end, a failure, or Stop.
-async function readStream(stream, resume) {
+// Fetch the stream's page again (events from the last id seen, JSON Lines from their start),
+// with the stored headers only if the page shown came with them, and read its items.
+function resumeStream(stream) {
+  const headers = stream.sse && stream.lastId ? {"Last-Event-ID": idHeader(stream.lastId)} : {};
+  if (!stream.sse) freshItems(stream);
+  readStream(stream, async (signal) => {
+    const response = await send("GET", stream.url, undefined, undefined,
+      {headers, signal, bare: !stream.stored});
+    return response ? fetchedItems(stream, {response}, signal) : {phase: "Redirected."};
+  });
+}
+
+// No items yet: the list emptied, and nothing counted.
+function freshItems(stream) {
+  stream.list.replaceChildren();
+  Object.assign(stream, {shown: [], pending: [], count: 0, dropped: 0, text: 0});
+}
+
+// Read the stream with `read` (which gives how it ended) to its end, a failure, or Stop.
+async function readStream(stream, read) {
   const controller = stream.controller = new AbortController();
-  const headers = {"Accept": stream.type};
-  if (resume && stream.sse && stream.lastId) headers["Last-Event-ID"] = stream.lastId;
-  if (!resume || !stream.sse) {  // no items yet, or JSON Lines again from the first
-    stream.list.replaceChildren();
-    Object.assign(stream, {shown: [], pending: [], count: 0, dropped: 0});
-  }
-  Object.assign(stream, {phase: "Streaming\u2026", error: "", started: undefined, end: 0,
-    ended: null});
+  Object.assign(stream, {phase: "Streaming\u2026", started: undefined, end: 0, ended: null,
+    bytes: undefined});
   stream.stop.disabled = false;
   stream.resume.disabled = true;
   const clock = setInterval(() => drawLine(stream), 500);
   let ended;
   try {
-    const response = await send("GET", stream.url, undefined, undefined,
-      {headers, signal: controller.signal});
-    ended = response ? await readBody(stream, response) : {phase: "Redirected."};
+    ended = await read(controller.signal);
   } catch (error) {
-    ended = controller.signal.aborted ? {phase: "Stopped."} :
-      {phase: "Failed: the connection broke (" + error.message + ").", error: true};
+    ended = {phase: "Failed: the connection broke (" + error.message + ").", error: true};
   }
   clearInterval(clock);
+  if (controller.signal.aborted) ended = {phase: "Stopped."};
   if (stream.controller === controller) streamEnded(stream, ended);
 }
 
-// Read a response's body into the stream's items, piece by piece; how it ended.
-async function readBody(stream, response) {
-  Object.assign(stream, state.times.get(response), {status: response.status, bytes: 0});
-  if (!response.ok) {
-    const text = await response.text();
-    return {phase: "HTTP " + response.status + " " + response.statusText + ": " +
-      (detailOf(text, false) ?? text.slice(0, 500)), error: true};
-  }
-  const read = stream.sse ? eventReader() : jsonLinesReader(), body = response.body?.getReader();
-  read.lastId = stream.lastId || "";
-  for (let done = !body; !done;) {
-    const piece = await body.read();
-    done = piece.done;
-    stream.bytes += done ? 0 : piece.value.length;
-    received(stream, read(done ? null : piece.value));
-    stream.lastId = read.lastId;
-  }
-  return {phase: "Ended."};
+// Read this page's own stream as the browser parses it, to its last line; Stop stops the
+// page's load (window.stop(): the server sees the connection close).
+function parsedItems(stream, signal) {
+  const list = document.getElementById("api-items-list"), section = list?.parentElement;
+  if (!section) return {phase: "Failed: the page has no place for its items.", error: true};
+  const {started, firstByte, status} = pageTiming() || {};
+  Object.assign(stream, {started, firstByte, status});
+  return new Promise((resolve) => {
+    const check = () => checkParsed(stream);
+    stream.parsing = {list, section, resolve, check, watch: new MutationObserver(check)};
+    stream.parsing.watch.observe(list, {childList: true});
+    stream.parsing.watch.observe(section, {childList: true});
+    document.addEventListener("readystatechange", check);  // the browser's Stop, say
+    signal.addEventListener("abort", () => {
+      if (!stream.parsing) return;  // over: window.stop() would end the page's fetches instead
+      parsedEnd(stream, {phase: "Stopped."});
+      window.stop();
+      list.replaceChildren();
+    });
+    check();
+  });
 }
 
-// Count new items, and queue them for the next frames: only the last MOST_ITEMS wait there.
+// Take what the browser has parsed of this page's stream; at its last line, or once the
+// page's load is over without it, its end.
+function checkParsed(stream) {
+  const {list, section} = stream.parsing, last = section.lastElementChild;
+  const end = last.matches(".stream-end") && last, over = end || document.readyState !== "loading";
+  takeParsed(stream, list, over);
+  stream.parsing.watch.takeRecords();  // those of the removal just made: nothing more to read
+  if (over) {
+    parsedEnd(stream, end ? endOf(end) : {phase: "Stopped: the page's load ended before its " +
+      "stream did.", error: true});
+  }
+}
+
+// This page's stream is over: stop watching it, and say how it ended.
+function parsedEnd(stream, ended) {
+  const {watch, check, resolve} = stream.parsing;
+  watch.disconnect();
+  document.removeEventListener("readystatechange", check);
+  stream.parsing = null;
+  resolve(ended);
+}
+
+// Take the items of this page's own stream that the browser has parsed whole (a node follows
+// each), or all once it is over; they are removed at once, so the document stays small.
+function takeParsed(stream, list, all) {
+  const items = [], read = document.createRange();
+  let node = list.firstChild;
+  for (; node && (all || node.nextSibling); node = node.nextSibling) {
+    if (node.nodeName === "LI") items.push(itemOf(node));
+  }
+  read.setStart(list, 0);
+  if (node) read.setEndBefore(node);
+  else read.setEnd(list, list.childNodes.length);
+  read.deleteContents();
+  received(stream, items);
+}
+
+// Read a stream's page that a fetch brings (`fetched`: {response}, or after a swap, with the
+// reader and parts whose head it has read): a 204 says the stream has finished; an error, or a
+// page that is not a stream's, says why; else its items, to the end it says.
+async function fetchedItems(stream, fetched, signal) {
+  const response = fetched.response;
+  Object.assign(stream, state.times.get(response), {status: response.status});
+  if (response.status === 204) {
+    return {phase: "Finished: the stream has ended, and the server has nothing after it " +
+      "(HTTP 204)."};
+  }
+  if (!fetched.parts && !isStreamPage(response)) return noStream(response);
+  const reader = fetched.reader || response.body.getReader();
+  signal.addEventListener("abort", () => reader.cancel());
+  let ended = null;
+  for await (const part of fetched.parts || streamPageParts(reader)) {
+    if (part.elements && !ended) ended = takeElements(stream, part.elements);
+  }
+  return ended || {phase: "Failed: the page ended before its stream did.", error: true};
+}
+
+// Take the items of a fetched stream page, and how it ended if it says so (else null).
+function takeElements(stream, elements) {
+  const items = [];
+  let ended = null;
+  for (const element of elements) {
+    if (element.classList.contains("stream-end")) ended = ended || endOf(element);
+    else if (element.nodeName === "LI" && !ended) items.push(itemOf(element));
+  }
+  received(stream, items);
+  return ended;
+}
+
+// Whether a response is a stream's page, sent as the stream comes.
+function isStreamPage(response) {
+  return isPage(response) && response.headers.get("X-Flask-API-Page") === "stream";
+}
+
+// Why a fetch of a stream's page brought no stream: its status, and its detail (or text).
+async function noStream(response) {
+  let text = await response.text();
+  if (isPage(response)) {  // the page of an error: its body's text
+    text = new DOMParser().parseFromString(text, "text/html")
+      .querySelector("pre.response .body")?.textContent ?? "";
+  }
+  return {phase: "HTTP " + response.status + " " + response.statusText + ": " +
+    (detailOf(text) ?? text.slice(0, 500)), error: true};
+}
+
+// What an error object in JSON text says: its "detail" (as JSON, if not a string); else null.
+function detailOf(text) {
+  let model;
+  try { model = parseJSON(text); } catch { return null; }
+  const found = model.type === "object" && model.entries.find((member) => member[0] === "detail");
+  return !found ? null : found[1].type === "string" ? found[1].value : writeJSON(found[1], "");
+}
+
+// Count new items, and queue them for the next frames; the oldest go past what is kept.
 function received(stream, items) {
+  if (!items.length) return;
   for (const item of items) {
     item.number = ++stream.count;
-    if (item.event === "error") stream.error = detailOf(item.data, false) ?? item.data;
+    stream.text += item.data.length;
+    if (stream.sse) stream.lastId = item.id;
   }
   stream.pending = stream.pending.concat(items);
-  if (stream.pending.length > MOST_ITEMS) {  // more than frames draw, or a hidden tab's
-    stream.dropped += stream.pending.length - MOST_ITEMS;
-    stream.pending = stream.pending.slice(-MOST_ITEMS);
-  }
+  letGo(stream);
   if (!stream.frame) stream.frame = requestAnimationFrame(() => drawStream(stream));
 }
 
-// Show queued items, a frame's worth, keeping the last MOST_ITEMS on screen; the stream's line.
+// Let the oldest items go (those on screen first) until the rest fit what is kept: MOST_ITEMS,
+// of KEPT_TEXT characters of data in all. The newest stays, whatever its size.
+function letGo(stream) {
+  let shown = 0, pending = 0;
+  const over = () => stream.text > KEPT_TEXT ||
+    stream.shown.length - shown + stream.pending.length - pending > MOST_ITEMS;
+  const lastShown = stream.shown.length - (stream.pending.length ? 0 : 1);
+  for (; over() && shown < lastShown; shown++) stream.text -= stream.shown[shown].item.data.length;
+  for (; over() && pending < stream.pending.length - 1; pending++) {
+    stream.text -= stream.pending[pending].data.length;
+  }
+  if (!shown && !pending) return;
+  for (const record of stream.shown.slice(0, shown)) record.node.remove();
+  [stream.shown, stream.pending] = [stream.shown.slice(shown), stream.pending.slice(pending)];
+  stream.dropped += shown + pending;
+}
+
+// Show queued items, a frame's worth, then let the oldest go; the stream's line.
 function drawStream(stream) {
   stream.frame = 0;
   const until = performance.now() + FRAME_MS, fresh = [];
@@ -5944,33 +6447,38 @@ function drawStream(stream) {
   if (stream.pending.length) stream.frame = requestAnimationFrame(() => drawStream(stream));
   stream.list.append(...fresh.map((record) => record.node));
   stream.shown = stream.shown.concat(fresh);
-  const extra = stream.shown.length - MOST_ITEMS;
-  if (extra > 0) {
-    for (const record of stream.shown.slice(0, extra)) record.node.remove();
-    stream.shown = stream.shown.slice(extra);
-    stream.dropped += extra;
-  }
+  letGo(stream);
   drawLine(stream);
   if (!stream.pending.length && stream.ended) streamDone(stream, stream.ended);
 }
 
-// An item as shown: its number and event fields, then its data as a JSON tree, or as text (an
-// error for a JSON Lines line that is not JSON); hidden if the filter leaves it out.
+// An item as shown: its number and fields, then its data as a JSON tree, or as text: an error
+// for a JSON Lines line that is not JSON; of a long or cut one, its first SHOWN_TEXT characters.
 function itemRecord(stream, item) {
   const fields = ["#" + item.number];
   for (const name of ["event", "id", "retry"]) {
     if (item[name]) fields.push(name + ": " + item[name]);
   }
+  const whole = !item.cut && item.data.length <= TREE_TEXT;  // else never parsed: too long
   let model = null;
-  try { model = parseJSON(item.data); } catch { if (!stream.sse) fields.push("(not JSON)"); }
+  if (whole) {
+    try { model = parseJSON(item.data); } catch { if (!stream.sse) fields.push("(not JSON)"); }
+  } else {
+    fields.push(item.cut ? "(cut: the first " + counted(item.data.length, "character") +
+      " of its " + counted(item.cut, "byte") + ")" : "(" + counted(item.data.length,
+      "character") + ", shown as text)");
+  }
   const node = el("span", {class: "item", role: "listitem"}, [
     el("span", {class: "key"}, [fields.join(" ")])]);
-  node.classList.toggle("error", item.event === "error" || (!model && !stream.sse));
+  node.classList.toggle("error", whole && !model && !stream.sse);
   if (model) {
     const tree = el("span", {class: "tree"});
     showTree(tree, model, ITEM_LINES, "item " + item.number);
     node.append(tree);
-  } else node.append(" ", el("span", {class: "s"}, [item.data]));
+  } else {
+    node.append(" ", el("span", {class: "s"}, [item.data.length > SHOWN_TEXT ?
+      item.data.slice(0, SHOWN_TEXT) + "\u2026" : item.data]));
+  }
   const record = {node, item};
   node.hidden = !itemMatches(record, stream.query);
   return record;
@@ -6012,17 +6520,16 @@ function streamEnded(stream, ended) {
   if (!stream.frame) drawStream(stream);
 }
 
-// Once a stream's last items are shown: how it ended (with an error it sent last: an "error"
-// event, or a JSON Lines {"detail": ...}), Resume offered, and all said (if still on the page).
+// Once a stream's last items are shown: how it ended (its bytes and last id, where it says),
+// Resume offered and explained, and all said (if still on the page).
 function streamDone(stream, ended) {
   stream.ended = null;
-  const last = stream.shown[stream.shown.length - 1];
-  const error = ended.phase !== "Ended." ? "" : stream.sse ? stream.error :
-    (last && detailOf(last.item.data, true)) ?? "";
-  if (error && !stream.sse) last.node.classList.add("error");
-  stream.phase = error ? "Ended with an error: " + error : ended.phase;
-  stream.line.classList.toggle("error", Boolean(ended.error || error));
+  stream.phase = ended.phase;
+  if (ended.bytes !== undefined) stream.bytes = ended.bytes;
+  if (stream.sse && ended.lastId !== undefined) stream.lastId = ended.lastId;
+  stream.line.classList.toggle("error", Boolean(ended.error));
   drawLine(stream);
+  stream.how.textContent = resumeHow(stream);
   const focused = document.activeElement === stream.stop;
   stream.stop.disabled = true;
   stream.resume.disabled = false;
@@ -6032,8 +6539,9 @@ function streamDone(stream, ended) {
 
 // ---- Start ----
 
-// Build every tool into this page; again after each page swap.
-function enhance() {
+// Build every tool into this page; again after each page swap (`fetched`: a stream's page's
+// fetch, whose items are still to come: see streamLive).
+function enhance(fetched) {
   const model = bodyModel();
   state.filter = null;  // the last page's
   jsonTree(model);  // first: the body stays hidden until it is built
@@ -6041,16 +6549,34 @@ function enhance() {
   queryPanel();
   formTabs(model);
   curlButtons();
-  if (!document.documentElement.classList.contains("refetch")) streamLive();
+  if (!document.documentElement.classList.contains("refetch")) streamLive(fetched);
 }
 
-// Once the body is parsed: the tools, then this page again with the headers, or the offer.
+// Once the page is parsed (a stream's: up to its items): the tools, then this page again with
+// the headers, or the offer. The stream that came without the headers is not read then.
 function loaded() {
+  if (state.parsed) return;
+  state.parsed = true;
+  const refetch = document.documentElement.classList.contains("refetch");
+  const stream = Boolean(document.getElementById("api-items-list"));
+  if (refetch && stream) window.stop();  // the server sees it go, before the fetch below
   enhance();
-  const times = pageTiming();
+  const times = !stream && pageTiming();  // a stream's line has its own
   if (times) showTiming(times);
-  if (document.documentElement.classList.contains("refetch")) withHeaders();
+  if (refetch) withHeaders();
   else if (savedHeaders().length) offerRefetch();
+}
+
+// A stream's page is whole once its items begin, long before DOMContentLoaded (which waits
+// for the stream's end): its tools start then.
+function watchForItems() {
+  const watch = new MutationObserver(() => {
+    if (!document.getElementById("api-items-list")) return;
+    watch.disconnect();
+    loaded();
+  });
+  watch.observe(document.documentElement, {childList: true, subtree: true});
+  document.addEventListener("DOMContentLoaded", () => watch.disconnect());
 }
 
 // As the page loads: hide what is about to change, mark a page from elsewhere, and listen.
@@ -6060,6 +6586,7 @@ function start() {
   if (savedHeaders().length && cameFromHere()) document.documentElement.classList.add("refetch");
   else if (savedHeaders().length) history.replaceState({fromElsewhere: true}, "");  // for Back
   document.addEventListener("DOMContentLoaded", loaded);
+  watchForItems();
   document.addEventListener("click", followLink);
   document.addEventListener("submit", submitForm);
   document.addEventListener("copy", copyTree);
@@ -6072,8 +6599,7 @@ function start() {
 function handOver() {
   const parts = {parseJSON, writeJSON, groupSize, showTree, filterTree, findMatches,
     headerProblem, shellQuote, curlCommand, rawRequest, fieldJSON, URL_IN_TEXT, compareNumbers,
-    numberProblem, schemaKind, matchesPattern, lineReader, jsonLinesReader, eventReader,
-    detailOf, timingText};
+    numberProblem, schemaKind, matchesPattern, lineReader, idHeader, detailOf, timingText};
   document.dispatchEvent(new CustomEvent("flask-api:script", {detail: Object.freeze(parts)}));
 }
 
@@ -6086,4 +6612,5 @@ start();
 _PAGE = (_PAGE_MARKUP
          .replace("{# _PAGE_STYLE #}", "{% raw %}" + _PAGE_STYLE + "{% endraw %}")
          .replace("{# _PAGE_SCRIPT #}", "{% raw %}" + _PAGE_SCRIPT + "{% endraw %}")
-         .replace("{# _LATE_HEADERS #}", _LATE_HEADERS.decode("ascii")))
+         .replace("{# _LATE_HEADERS #}", _LATE_HEADERS.decode("ascii"))
+         .replace("{# _STREAM_ITEMS #}", "{% if stream %}" + _STREAM_ITEMS + "{% endif %}"))

@@ -9443,35 +9443,6 @@ def test_axe_finds_nothing_on_a_phone(chromium, a11y_site, path):
 # A stream reaches API clients as it is made; a browser gets the page, which shows it live.
 # ---------------------------------------------------------------------------
 
-def test_browsers_get_the_page_for_any_apps_event_stream_which_is_closed_unread():
-    app, closed = Flask(__name__), []
-    BrowsableAPI(app)
-
-    class Events:  # a WSGI iterable: the server closes it when done with it
-        def __iter__(self):
-            yield b"data: 1\n\n"
-
-        def close(self):
-            closed.append(True)
-
-    @app.route("/events")
-    def events():
-        return flask.Response(Events(), mimetype="text/event-stream",
-                              headers={"Cache-Control": "no-cache"})
-
-    client = app.test_client()
-    page = client.get("/events", headers={"Accept": "text/html"})
-    assert page.mimetype == "text/html" and page.headers["Cache-Control"] == "no-cache"
-    html = page.get_data(as_text=True)
-    assert 'data-stream="text/event-stream"' in html and "data: 1" not in html
-    assert 'cannot show them as they come: <a href="/events?format=jsonl">open the raw stream</a>' \
-        in html
-    assert closed == [True]  # closed, never read
-    raw = client.get("/events?format=jsonl", headers={"Accept": "text/html"})
-    assert raw.mimetype == "text/event-stream" and raw.data == b"data: 1\n\n"
-    assert client.get("/events", headers={"Accept": "text/event-stream"}).data == b"data: 1\n\n"
-
-
 # Values a stream must carry exactly: newlines and line separators in strings (one SSE data
 # line each still), non-ASCII, numbers JavaScript cannot hold.
 _STREAM_VALUES = [{"text": "one\ntwo\r\nthree"}, "a\u2028b\u2029c", "ünïcødé ✓ 😀", 2 ** 64,
@@ -10200,16 +10171,6 @@ def _streams_app():
     return app, started
 
 
-def test_browsers_get_the_page_for_a_generator_view_which_is_closed_unread():
-    app, started = _streams_app()
-    page = app.test_client().get("/items", headers={"Accept": BROWSER_ACCEPT})
-    html = page.get_data(as_text=True)
-    assert page.status_code == 200 and page.mimetype == "text/html"
-    assert 'data-stream="application/jsonl"' in html
-    assert '<a href="/items?format=jsonl">open the raw stream</a>' in html
-    assert started == [True]  # its first item tells a JSON stream from Flask's own
-
-
 def test_a_stream_in_a_tuple_keeps_its_status_and_headers_and_tells_proxies_not_to_buffer():
     app, _ = _streams_app()
     client = app.test_client()
@@ -10401,6 +10362,355 @@ def test_openapi_lists_a_streams_media_types_and_places_its_item_schema_by_versi
             "itemSchema": {"type": "integer"}}
     else:
         assert content["application/jsonl"] == content["application/x-ndjson"] == array
+
+
+# (stream text, events as {data, event, id, retry}): the HTML standard's parsing
+_EVENT_CASES = [
+    ("data: a\ndata:b\ndata\n\n", [{"data": "a\nb\n", "event": "", "id": "", "retry": ""}]),
+    (": a comment\r\nevent: tick\r\nid: 7\r\nretry: 300\r\ndata:  two spaces\r\n\r\n",
+     [{"data": " two spaces", "event": "tick", "id": "7", "retry": "300"}]),
+    ("id: 1\rdata: x\r\rdata: y\r\r", [{"data": "x", "event": "", "id": "1", "retry": ""},
+                                       {"data": "y", "event": "", "id": "1", "retry": ""}]),
+    ("id: 5\nevent: nothing\n\nretry: soon\nid: a\0b\nfoo: bar\ndata: z\n\n",
+     [{"data": "z", "event": "", "id": "5", "retry": ""}]),  # no data: no event; bad fields
+    ("data: done\n\ndata: cut off\n", [{"data": "done", "event": "", "id": "", "retry": ""}]),
+    ("\ufeffid: 41\ndata: a\n\nid: 42\n\n: the id stands without an event\n",
+     [{"data": "a", "event": "", "id": "41", "retry": ""}]),  # the last id: 42, to resume
+]
+
+
+def _streamed_page(response):
+    """A stream's page as a browser gets it, without JavaScript: the page, its items (each
+    (data, {field: value}) from its ``<li>``), and its ending's ``data-`` attributes."""
+    page = _Page(response)
+    listed, items = page.one("ol", id="api-items-list"), []
+    for li in page.find("li", within=listed):  # its data alone, or in a span after its fields
+        data = page.find("span", within=li, class_="data")
+        items.append((data[0].text if data else li.text, {
+            name[5:]: value for name, value in li.attrs.items() if name.startswith("data-")}))
+    end = page.one("p", class_="stream-end")
+    return page, items, dict(end.attrs, text=end.text)
+
+
+def _foreign_stream(mimetype, pieces, log=None):
+    """A plain Flask app under BrowsableAPI whose /s sends ``pieces`` (bytes or str) as a
+    stream of ``mimetype``; ``log`` (a list) gets "ran" per run and "closed" once closed."""
+    app = Flask(__name__)
+    BrowsableAPI(app)
+    log = [] if log is None else log
+
+    @app.route("/s")
+    def stream():
+        log.append("ran")
+
+        def run():
+            try:
+                yield from pieces
+            finally:
+                log.append("closed")
+        return flask.Response(run(), mimetype=mimetype)
+    return app.test_client()
+
+
+def test_browsers_get_the_page_of_any_apps_event_stream_with_its_items_read_once_and_closed():
+    app, closed = Flask(__name__), []
+    BrowsableAPI(app)
+
+    class Events:  # a WSGI iterable: the server closes it when done with it
+        def __iter__(self):
+            yield b"data: 1\n\n"
+
+        def close(self):
+            closed.append(True)
+
+    @app.route("/events")
+    def events():
+        return flask.Response(Events(), mimetype="text/event-stream",
+                              headers={"Cache-Control": "no-cache"})
+
+    client = app.test_client()
+    with client.get("/events", headers={"Accept": "text/html"}) as response:
+        page, items, end = _streamed_page(response)
+    assert response.mimetype == "text/html" and response.headers["Cache-Control"] == "no-store"
+    assert response.headers["X-Flask-API-Page"] == "stream"
+    assert "Cache-Control: no-cache" in page.response_text  # what an API client gets, listed
+    assert 'data-stream="text/event-stream"' in page.html
+    assert items == [("1", {})] and end["data-end"] == "ended"
+    assert end["text"] == "Ended \u00b7 1 item \u00b7 9 bytes"
+    assert '<a href="#api-items">below it</a>; or <a href="/events?format=sse">open the raw ' \
+        'stream</a>' in page.html
+    assert closed == [True]  # read once, and closed
+    raw = client.get("/events?format=sse", headers={"Accept": "text/html"})
+    assert raw.mimetype == "text/event-stream" and raw.data == b"data: 1\n\n"
+    assert client.get("/events", headers={"Accept": "text/event-stream"}).data == b"data: 1\n\n"
+
+
+def test_a_generator_views_page_runs_it_once_with_its_items_in_it_as_events():
+    app, started = _streams_app()
+    with app.test_client().get("/items", headers={"Accept": BROWSER_ACCEPT}) as response:
+        page, items, end = _streamed_page(response)
+    assert response.status_code == 200 and response.mimetype == "text/html"
+    assert 'data-stream="text/event-stream"' in page.html  # what Resume asks for
+    assert '<a href="/items?format=sse">open the raw stream</a>' in page.html
+    assert items == [('{"a": "Wed, 25 Nov 2026 00:00:00 GMT", "b": 1}', {})]
+    assert started == [True]  # once: the page is the stream's only reader
+    assert (end["data-end"], end["data-last-id"]) == ("ended", "")
+
+
+def _first_item_line(resp):
+    """Read a stream's page as it comes, up to the line of its first item."""
+    line = resp.readline()
+    while not line.startswith((b"<li>", b"<li ")):
+        assert line, "the page ended before its first item"
+        line = resp.readline()
+    return line
+
+
+def test_a_stream_pages_first_item_arrives_while_the_view_waits_to_make_the_second(
+        stream_server):
+    token = "page-{}".format(random.random())
+    conn, resp = stream_server.get("/paced/" + token, BROWSER_ACCEPT)
+    try:
+        started = time.monotonic()
+        assert _first_item_line(resp) == b"<li>{&#34;first&#34;: true}</li>\n"  # it waits now
+        assert time.monotonic() - started < 5, "the first item waited for the second"
+        stream_server.signal(token)
+        rest = resp.read()
+        assert b"<li>{&#34;waited&#34;: true}</li>\n" in rest and rest.endswith(b"</html>\n")
+    finally:
+        conn.close()
+
+
+def test_a_browser_gone_mid_page_closes_the_streams_generator(stream_server):
+    token = "page-gone-{}".format(random.random())
+    conn, resp = stream_server.get("/endless/" + token, BROWSER_ACCEPT)
+    assert _first_item_line(resp) == b"<li>0</li>\n"
+    conn.socket.shutdown(socket.SHUT_RDWR)  # as a closed tab does
+    conn.socket.close()
+    resp.close()
+    assert stream_server.wait_closed(token), "the generator's finally never ran"
+
+
+def test_a_stream_page_keeps_the_views_status_and_headers_and_its_own_stay_out_of_caches():
+    app, _ = _streams_app()
+    with app.test_client().get("/created", headers={"Accept": BROWSER_ACCEPT}) as response:
+        page, items, _ = _streamed_page(response)
+    assert response.status_code == 201 and [data for data, _ in items] == ["1", "2"]
+    assert response.headers["X-Job"] == "7" and response.headers["X-Accel-Buffering"] == "no"
+    assert response.headers["Cache-Control"] == "no-store"  # a page is a stream's moment
+    assert "Cache-Control: max-age=5" in page.response_text  # what an API client gets
+    assert "Content-Length" not in response.headers
+
+
+@pytest.mark.parametrize("text, events", _EVENT_CASES)
+def test_a_stream_page_reads_server_sent_events_as_the_html_standard_does(text, events):
+    pieces = [text.encode("utf-8")[at:at + 3] for at in range(0, len(text.encode()), 3)]
+    _, items, end = _streamed_page(_foreign_stream("text/event-stream", pieces).get(
+        "/s", headers={"Accept": "text/html"}))
+    assert items == [(event["data"], {name: event[name] for name in ("event", "id", "retry")
+                                      if event[name]}) for event in events]
+    assert end["data-last-id"] == ("42" if "42" in text else events[-1]["id"])
+
+
+def test_a_stream_page_splits_json_lines_only_where_json_lines_ends_a_line():
+    text = '\ufeff{"a": "x\ry\u2028z\u0085"}\r\n\n  \n[1]\n{"unended": true}'
+    pieces = [text.encode("utf-8")[at:at + 2] for at in range(0, len(text.encode()), 2)]
+    _, items, end = _streamed_page(_foreign_stream("application/jsonl", pieces).get(
+        "/s", headers={"Accept": "text/html"}))
+    assert items == [('{"a": "x\ry\u2028z\u0085"}', {}), ("[1]", {}), ('{"unended": true}', {})]
+    assert end["data-bytes"] == str(len(text.encode("utf-8")))
+
+
+@pytest.mark.parametrize("mimetype, pieces, shown, detail", [
+    ("application/jsonl", ['{"n": 1}\n', '{"detail": "all good"}\n'],
+     ['{"n": 1}', '{"detail": "all good"}'], None),  # data, however it looks
+    ("application/jsonl", ['{"n": 1}\n', 'error: {"detail": "The database went away."}\n'],
+     ['{"n": 1}'], "The database went away."),
+    ("application/x-ndjson", ['error: {"detail": {"code": 12345678901234567891}}'],
+     [], '{"code": 12345678901234567891}'),  # the last line, unended, and a detail not text
+    ("application/jsonl", ['error: {"detail": "not last"}\n', '{"n": 2}\n'],
+     ['error: {"detail": "not last"}', '{"n": 2}'], None),
+    ("application/jsonl", ['error: "no detail"\n'], ['error: "no detail"'], None),
+    ("text/event-stream", ['event: error\ndata: {"detail": "an event named error"}\n\n'],
+     ['{"detail": "an event named error"}'], None),
+    ("text/event-stream", ['data: 1\n\nevent: stream-error\nid: end\ndata: {"detail": "gone"}\n\n'],
+     ["1"], "gone"),
+    ("text/event-stream", ['event: stream-error\ndata: plain words\n\n'], [], "plain words"),
+    ("text/event-stream", ['event: stream-error\ndata: {"detail": "x"}\n\n', 'data: 2\n\n'],
+     ['{"detail": "x"}', "2"], None),
+])
+def test_a_stream_page_ends_with_an_error_only_for_the_shape_no_item_can_take(
+        mimetype, pieces, shown, detail):
+    _, items, end = _streamed_page(_foreign_stream(mimetype, pieces).get(
+        "/s", headers={"Accept": "text/html"}))
+    assert [data for data, _ in items] == shown
+    assert end["data-end"] == ("ended" if detail is None else "error")
+    assert end.get("data-detail") == detail
+    assert end["text"].startswith("Ended with an error: " + detail if detail else "Ended \u00b7")
+    if detail == "gone":
+        assert end["data-last-id"] == "end"  # Resume sends it; the server answers 204
+
+
+def test_a_stream_page_cuts_an_item_past_its_size_says_so_and_counts_the_rest():
+    big, most = 3 * 1024 * 1024, flask_api._ITEM_BYTES
+    line = '{"blob":"' + "\u00e9" * (big // 2) + '"}'  # 2 bytes a character, after 9
+    pieces = [line.encode("utf-8")[at:at + 65536] for at in range(0, len(line.encode()), 65536)]
+    client = _foreign_stream("application/jsonl", pieces + [b"\n", b'{"after": 1}\n'])
+    _, items, end = _streamed_page(client.get("/s", headers={"Accept": "text/html"}))
+    (cut, fields), after = items
+    assert fields == {"bytes": str(len(line.encode("utf-8")))}
+    assert len(cut.encode("utf-8")) == most - 1 and line.startswith(cut)  # no character halved
+    assert after == ('{"after": 1}', {})
+    assert end["data-bytes"] == str(len(line.encode("utf-8")) + 14)
+    client = _foreign_stream("text/event-stream", [b"id: 1\ndata: " + b"x" * most + b"\n",
+                                                    b"data: y\n\n"])
+    _, items, _ = _streamed_page(client.get("/s", headers={"Accept": "text/html"}))
+    # the line's first bytes: "data: " and its value's, which the next line's joins past
+    assert items == [("x" * (most - 6), {"id": "1", "bytes": str(most + 2)})]
+
+
+def test_a_stream_page_holds_a_line_without_end_to_its_cut_in_the_servers_memory():
+    import tracemalloc
+    chunk = b"x" * (1024 * 1024)
+    client = _foreign_stream("application/jsonl", (chunk for _ in range(100)))
+    tracemalloc.start()
+    try:
+        with client.get("/s", headers={"Accept": "text/html"}) as response:
+            _, items, end = _streamed_page(response)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert items == [("x" * flask_api._ITEM_BYTES, {"bytes": str(100 * len(chunk))})]
+    assert end["data-bytes"] == str(100 * len(chunk))
+    assert peak < 12 * 1024 * 1024, peak  # 100 MB went through; a few pieces' worth is held
+
+
+def test_a_stream_page_the_browser_loads_ends_at_its_bytes_and_one_the_script_fetches_not(
+        monkeypatch):
+    monkeypatch.setattr(flask_api, "_PAGE_ITEMS_BYTES", 1024 * 1024)
+    log, line, read = [], '"{}"\n'.format("x" * 1000), []
+
+    def lines():  # as good as endless: 3,000 of them, 3 MB
+        for n in range(3000):
+            read.append(n)
+            yield line
+    client = _foreign_stream("application/jsonl", lines(), log)
+    with client.get("/s", headers={"Accept": BROWSER_ACCEPT}) as response:
+        _, items, end = _streamed_page(response)
+    assert end["data-end"] == "full" and end["text"].startswith("Stopped: a page carries")
+    assert 1000 < len(items) == len(read) < 1100  # the rest never read,
+    assert log == ["ran", "closed"]  # and the generator closed
+    log[:] = []
+    client = _foreign_stream("application/jsonl", [line] * 3000, log)
+    with client.get("/s", headers={"Accept": BROWSER_ACCEPT,
+                                   "X-Flask-API-Page": "fetch"}) as response:
+        _, items, end = _streamed_page(response)
+    assert end["data-end"] == "ended" and len(items) == 3000  # the page's script reads all
+
+
+def test_a_stream_pages_head_has_its_headers_no_body_and_closes_the_stream_unread():
+    app, read, closed = Flask(__name__), [], []
+    BrowsableAPI(app)
+
+    class Events:  # a WSGI iterable: its close() says the page closed it
+        def __iter__(self):
+            read.append(True)
+            yield b"data: 1\n\n"
+
+        def close(self):
+            closed.append(True)
+
+    app.add_url_rule("/s", "s", lambda: flask.Response(Events(), mimetype="text/event-stream"))
+    with app.test_client().head("/s", headers={"Accept": BROWSER_ACCEPT}) as response:
+        assert (response.mimetype, response.data) == ("text/html", b"")
+        assert response.headers["X-Flask-API-Page"] == "stream"
+    assert (read, closed) == ([], [True])
+
+
+def test_a_stream_page_says_when_the_apps_stream_breaks_off_and_logs_why(caplog):
+    def pieces():
+        yield '{"n": 1}\n'
+        raise RuntimeError("the database went away")
+    log = []
+    client = _foreign_stream("application/jsonl", pieces(), log)
+    with client.get("/s", headers={"Accept": "text/html"}) as response:
+        page, items, end = _streamed_page(response)
+    assert items == [('{"n": 1}', {})] and end["data-end"] == "broke"
+    assert end["text"].startswith("Broke off: the app's stream failed (the server's log")
+    assert "database" not in page.html
+    assert log == ["ran", "closed"]
+    assert any("Exception in the stream of /s [GET]" in record.getMessage()
+               and record.exc_info for record in caplog.records)
+
+
+def test_a_stream_pages_escapes_its_items_data_and_fields_however_hostile():
+    texts = HOSTILE_TEXTS + ["</ol><script>alert(1)</script>", "line\nbreak"]
+    pieces = ["event: {}\nid: {}\ndata: {}\n\n".format(text, text, text)
+              for text in texts if "\n" not in text] + ["data: line\ndata: break\n\n"]
+    with _foreign_stream("text/event-stream", pieces).get(
+            "/s", headers={"Accept": "text/html"}) as response:
+        page, items, _ = _streamed_page(response)
+    _assert_inert(page)
+    assert [data for data, _ in items] == [text for text in texts if "\n" not in text] + [
+        "line\nbreak"]
+    assert all(fields["event"] == data for data, fields in items[:-1])
+    assert len(re.findall("\n<li[ >]", page.html)) == len(items)  # an item is a line of it
+    with _foreign_stream("application/jsonl", [text + "\n" for text in HOSTILE_TEXTS]).get(
+            "/s", headers={"Accept": "text/html"}) as response:
+        page, items, _ = _streamed_page(response)
+    _assert_inert(page)
+    assert items == [(text, {}) for text in HOSTILE_TEXTS]  # data alone, without fields
+
+
+@pytest.mark.parametrize("flask_class", [FlaskAPI, Flask], ids=["FlaskAPI", "BrowsableAPI"])
+def test_a_stream_page_lists_headers_added_after_the_view_and_a_hook_may_compress_it(
+        flask_class):
+    app = flask_class(__name__)
+    if flask_class is Flask:
+        BrowsableAPI(app)
+
+    @app.route("/s")
+    def stream():
+        return flask.Response(iter(['{"n": 1}\n']), mimetype="application/jsonl")
+
+    @app.after_request
+    def stamp(response):
+        response.headers["X-Later"] = "stamped"
+        if request.args.get("gzip"):
+            response.set_data(gzip.compress(response.get_data()))
+            response.headers["Content-Encoding"] = "gzip"
+        return response
+    client = app.test_client()
+    with client.get("/s", headers={"Accept": BROWSER_ACCEPT}) as response:
+        page, items, _ = _streamed_page(response)
+    assert "X-Later: stamped" in page.response_text and items == [('{"n": 1}', {})]
+    with client.get("/s?gzip=1", headers={"Accept": BROWSER_ACCEPT}) as response:
+        html = gzip.decompress(response.get_data()).decode("utf-8")
+    assert "<li>{&#34;n&#34;: 1}</li>" in html and "X-Later:" not in html
+
+
+def test_a_stream_page_of_an_apps_own_template_puts_its_items_last_in_its_body():
+    class OwnPage(BrowsableAPIRenderer):
+        template = ("{% extends base %}{% block content %}<h1>Acme</h1><pre class=response "
+                    "data-url='{{ path }}' data-stream='{{ stream }}'><span class=body></span>"
+                    "</pre>{% endblock %}")
+
+    class Own(BrowsableAPIRenderer):
+        template = "<!DOCTYPE html><title>Own</title><body><p>{{ title }}</p></body></html>"
+
+    class Bare(BrowsableAPIRenderer):
+        template = "<!DOCTYPE html><title>Bare</title><p>{{ title }}</p>"
+    for renderer, ends in ((OwnPage, "</section>\n</body>\n</html>\n"),
+                           (Own, "</section>\n</body></html>"), (Bare, "</section>\n")):
+        app = FlaskAPI(__name__)
+        app.config["DEFAULT_RENDERERS"] = [JSONRenderer, renderer]
+
+        @app.route("/s")
+        def stream():
+            yield {"n": 1}
+        with app.test_client().get("/s", headers={"Accept": BROWSER_ACCEPT}) as response:
+            page, items, _ = _streamed_page(response)
+        assert items == [('{"n": 1}', {})] and page.html.endswith(ends)
 
 
 # ---------------------------------------------------------------------------
@@ -10605,20 +10915,21 @@ def test_distinct_long_headers_and_queries_grow_a_gunicorn_worker_by_under_20_mi
 
 
 # ---------------------------------------------------------------------------
-# In a browser: streams, live (#32)
-# A stream's page fetches the stream itself and shows its items as they come; every request
-# the page sends shows its timing. Pure parsers through the script's hand-over.
+# In a browser: streams, live (#32, #36, #37)
+# A stream's page comes as the stream does (the view runs once), and its script shows the items
+# live, bounded in items and bytes; Stop, Resume, the stored headers' rules, every request's
+# timing. Pure parts through the script's hand-over.
 # ---------------------------------------------------------------------------
 
 def _live_stream_app():
     """Streams as plain Responses of a FlaskAPI app. ``app.seen``: each stream request's
-    headers; ``app.closed``: the streams whose generator ended (its ``finally`` ran);
-    ``app.gate``: /slow holds its second item back until it is set."""
+    headers (one per run of a view); ``app.closed``: the streams whose generator ended (its
+    ``finally`` ran); ``app.gate``: /slow and /cut hold back until it is set."""
     app = FlaskAPI(__name__)
     app.seen, app.closed, app.gate = [], [], threading.Event()
 
     def stream(name, items, mimetype="application/jsonl"):
-        app.seen.append(dict(request.headers))
+        app.seen.append(dict(request.headers, raw_id=request.environ.get("HTTP_LAST_EVENT_ID")))
 
         def run():
             try:
@@ -10655,18 +10966,34 @@ def _live_stream_app():
 
     @app.route("/broken.jsonl")
     def broken_lines():
-        return stream("broken.jsonl", lambda: iter(['{"n": 1}\n', 'not JSON\n', '{"n": 3}\n',
-                                                    '{"detail": "The database went away."}\n']))
+        return stream("broken.jsonl", lambda: iter([
+            '{"n": 1}\n', 'not JSON\n', '{"n": 3}\n',
+            'error: {"detail": "The database went away."}\n']))
 
     @app.route("/broken.sse")
     def broken_events():
-        return stream("broken.sse", lambda: iter(['data: {"n": 1}\n\n', 'event: error\ndata: '
-                                                  '{"detail": "The database went away."}\n\n']),
+        return stream("broken.sse", lambda: iter([
+            'data: {"n": 1}\n\n', 'event: error\ndata: {"detail": "an event named error"}\n\n',
+            'event: stream-error\ndata: {"detail": "The database went away."}\n\n']),
+                      "text/event-stream")
+
+    @app.route("/all-good.jsonl")
+    def all_good():
+        return stream("all-good", lambda: iter(['{"n": 1}\n', '{"detail": "all good"}\n']))
+
+    @app.route("/finishing.sse")
+    def finishing():  # an end id: the stream's error event holds it, and it answers 204
+        if request.headers.get("Last-Event-ID") == "end":
+            app.seen.append(dict(request.headers, raw_id="end"))
+            return flask.Response(status=204)
+        return stream("finishing", lambda: iter([
+            'id: 1\ndata: {"n": 1}\n\n',
+            'event: stream-error\nid: end\ndata: {"detail": "The job failed."}\n\n']),
                       "text/event-stream")
 
     @app.route("/refused")
-    def refused():  # the page, but not the stream: an error status for the stream's request
-        if request.accept_mimetypes.best == "application/jsonl":
+    def refused():  # the page, but not a second run: an error status, and its detail
+        if len(app.seen) > 0:
             return flask.Response('{"detail": "Too many streams <b>open</b>."}', 429,
                                   mimetype="application/json")
         return stream("refused", lambda: iter(['{"n": 1}\n']))
@@ -10676,8 +11003,16 @@ def _live_stream_app():
         def items():
             yield '{"n": 1}\n'
             app.gate.wait(10)
-            raise RuntimeError("the server fell over")  # the server drops the connection
+            raise RuntimeError("the server fell over")
         return stream("cut", items)
+
+    @app.route("/ids.sse")
+    def ids():  # an id of the query's choosing, as bytes; after it, one more event
+        if request.headers.get("Last-Event-ID"):
+            return stream("ids", lambda: iter(['data: "after"\n\n']), "text/event-stream")
+        raw = {"euro": "\u20acuro".encode("utf-8"), "bad": b"\xffbad"}[request.args["id"]]
+        return stream("ids", lambda: iter([b"retry: 10\nid: " + raw + b'\ndata: "first"\n\n']),
+                      "text/event-stream")
 
     @app.route("/hostile.sse")
     def hostile():
@@ -10699,21 +11034,35 @@ def _stream_line(tab):
     return tab.locator("pre.response .stream-line")
 
 
+def _open(tab, path):
+    """Go to a stream's page: its load ends only with the stream, so wait for its start."""
+    tab.goto(path, wait_until="commit")
+
+
+def _wait_for(condition, seconds=10):
+    """Poll a condition of the server's (a thread's doing, which sends no event here)."""
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return condition()
+
+
 def test_browser_shows_a_streams_first_item_while_the_server_waits_to_send_the_second(
         chromium, stream_site):
     site, app = stream_site
     tab = _new_tab(chromium, site)
     try:
-        tab.goto("/slow")
+        _open(tab, "/slow")
         _expect(tab.locator(".item")).to_have_count(1)
         assert not app.gate.is_set()  # the server is still waiting
         _expect(tab.locator(".item .tree")).to_have_text("{\"n\": 12345678901234567891}")
-        _expect(_stream_line(tab)).to_contain_text("Streaming\u2026 1 item")
+        _expect(_stream_line(tab)).to_contain_text("Streaming\u2026 1 item \u00b7 HTTP 200")
         app.gate.set()
         _expect(tab.locator(".item")).to_have_count(2)
         _expect(_stream_line(tab)).to_contain_text(
             "Ended. 2 items \u00b7 HTTP 200 \u00b7 first byte")
-        assert app.seen[-1]["Accept"] == "application/jsonl"
+        assert len(app.seen) == 1  # the view ran once: the page was the stream
+        assert tab.locator("#api-items li").count() == 0  # each item read, and removed
     finally:
         tab.context.close()
 
@@ -10723,7 +11072,7 @@ def test_browser_counts_a_100000_item_stream_and_keeps_only_the_last_1000_on_scr
     site, app = stream_site
     tab = _new_tab(chromium, site)
     try:
-        tab.goto("/many")
+        _open(tab, "/many")
         _expect(_stream_line(tab)).to_contain_text("Ended. 100,000 items (99,000 let go)",
                                                     timeout=30000)
         _expect(tab.locator(".item")).to_have_count(1000)
@@ -10731,6 +11080,7 @@ def test_browser_counts_a_100000_item_stream_and_keeps_only_the_last_1000_on_scr
         _expect(tab.locator(".item").last).to_contain_text('"n": 99999')
         sent = sum(len('{"n": %d}\n' % n) for n in range(100000))
         assert "{:,} bytes".format(sent) in _stream_line(tab).text_content()  # each counted
+        assert tab.locator("#api-items li").count() == 0  # each read, and removed
     finally:
         tab.context.close()
 
@@ -10740,7 +11090,7 @@ def test_browser_stops_a_stream_which_the_server_sees_and_resumes_it_from_the_la
     site, app = stream_site
     tab = _new_tab(chromium, site)
     try:
-        tab.goto("/ticks")
+        _open(tab, "/ticks")
         _expect(tab.locator(".item")).not_to_have_count(0)
         for _ in range(30):  # the keyboard alone: Tab to Stop, past the page's other controls
             tab.keyboard.press("Tab")
@@ -10751,44 +11101,73 @@ def test_browser_stops_a_stream_which_the_server_sees_and_resumes_it_from_the_la
         _expect(_stream_line(tab)).to_contain_text("Stopped.")
         resume = tab.get_by_role("button", name="Resume")
         _expect(resume).to_be_focused()
-        deadline = time.monotonic() + 10
-        while "ticks" not in app.closed and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert app.closed == ["ticks"]  # the generator's finally ran: the server saw it go
+        assert _wait_for(lambda: app.closed == ["ticks"])  # the server saw it go
         last = int(tab.locator(".item .key").last.text_content().split("id: ")[1])
+        _expect(tab.locator(".stream-tools")).to_contain_text(
+            "Resume asks for the events after id \u201c%d\u201d (Last-Event-ID)" % last)
         tab.keyboard.press("Enter")
         _expect(tab.locator(".item .key", has_text="id: %d " % (last + 2))).to_have_count(1)
-        assert app.seen[-1]["Last-Event-Id"] == str(last)
+        assert app.seen[-1]["Last-Event-Id"] == str(last) and len(app.seen) == 2
         _expect(tab.get_by_role("button", name="Stop")).to_be_focused()
         _expect(tab.locator(".item .key", has_text="id: %d " % (last + 1))).to_have_count(1)
+        tab.get_by_role("button", name="Stop").click()  # a fetched stream, stopped: seen too
+        assert _wait_for(lambda: app.closed == ["ticks", "ticks"])
     finally:
         tab.context.close()
 
 
-def test_browser_shows_an_error_a_stream_ends_with_and_goes_on_past_a_line_not_json(
+def test_browser_says_a_stream_ended_with_an_error_only_for_the_shape_no_item_can_take(
         chromium, stream_site):
     site, app = stream_site
     tab = _new_tab(chromium, site)
     try:
-        tab.goto("/broken.jsonl")
+        _open(tab, "/broken.jsonl")
         _expect(_stream_line(tab)).to_have_text(re.compile(
-            r"^Ended with an error: The database went away\. 4 items"))
+            r"^Ended with an error: The database went away\. 3 items \u00b7 HTTP 200"))
         _expect(tab.locator(".stream-line.error")).to_have_count(1)
-        _expect(tab.locator(".item.error .key")).to_have_text(["#2 (not JSON)", "#4"])
-        _expect(tab.locator(".item").nth(1)).to_contain_text("not JSON")
+        _expect(tab.locator(".item.error .key")).to_have_text(["#2 (not JSON)"])
         _expect(tab.locator(".item").nth(2)).to_contain_text('"n": 3')  # the stream went on
-        tab.goto("/broken.sse")
-        _expect(_stream_line(tab)).to_contain_text("Ended with an error: The database went away.")
-        _expect(tab.locator(".item.error .key")).to_have_text("#2 event: error")
+        _open(tab, "/broken.sse")
+        _expect(_stream_line(tab)).to_contain_text(
+            "Ended with an error: The database went away. 2 items")
+        _expect(tab.locator(".item .key")).to_have_text(["#1", "#2 event: error"])
+        _expect(tab.locator(".item.error")).to_have_count(0)  # an event named so: data
+        _open(tab, "/all-good.jsonl")
+        _expect(_stream_line(tab)).to_have_text(re.compile(r"^Ended\. 2 items"))
+        _expect(tab.locator(".stream-line.error")).to_have_count(0)
+        _expect(tab.locator(".item").last).to_contain_text('"detail": "all good"')
+        _expect(tab.locator("#api-live")).to_contain_text("Ended. 2 items")
     finally:
         tab.context.close()
 
 
-def test_browser_reports_an_error_status_answering_the_stream_request(chromium, stream_site):
+def test_browser_resume_answered_204_says_plainly_that_the_stream_has_finished(
+        chromium, stream_site):
     site, app = stream_site
     tab = _new_tab(chromium, site)
     try:
-        tab.goto("/refused")
+        _open(tab, "/finishing.sse")
+        _expect(_stream_line(tab)).to_contain_text("Ended with an error: The job failed. 1 item")
+        _expect(tab.locator(".stream-tools")).to_contain_text("after id \u201cend\u201d")
+        tab.get_by_role("button", name="Resume").click()
+        _expect(_stream_line(tab)).to_have_text(re.compile(
+            r"^Finished: the stream has ended, and the server has nothing after it \(HTTP 204\)"
+            r"\. 1 item \u00b7 HTTP 204"))
+        _expect(tab.locator(".stream-line.error")).to_have_count(0)
+        assert app.seen[-1]["raw_id"] == "end"
+        _expect(tab.get_by_role("button", name="Resume")).to_be_enabled()
+    finally:
+        tab.context.close()
+
+
+def test_browser_reports_an_error_status_answering_resume_with_its_detail(
+        chromium, stream_site):
+    site, app = stream_site
+    tab = _new_tab(chromium, site)
+    try:
+        _open(tab, "/refused")
+        _expect(_stream_line(tab)).to_contain_text("Ended. 1 item")
+        tab.get_by_role("button", name="Resume").click()
         _expect(_stream_line(tab)).to_have_text(re.compile(
             r"^HTTP 429 [A-Za-z ]+: Too many streams <b>open</b>\. 0 items \u00b7 "
             r"HTTP 429 \u00b7 first byte in"))
@@ -10799,17 +11178,19 @@ def test_browser_reports_an_error_status_answering_the_stream_request(chromium, 
         tab.context.close()
 
 
-def test_browser_reports_a_stream_cut_halfway(chromium, stream_site):
+def test_browser_reports_a_stream_that_breaks_off_halfway(chromium, stream_site):
     site, app = stream_site
     tab = _new_tab(chromium, site)
     try:
-        tab.goto("/cut")
+        _open(tab, "/cut")
         _expect(tab.locator(".item")).to_have_count(1)
         app.gate.set()
         _expect(_stream_line(tab)).to_have_text(re.compile(
-            r"^Failed: the connection broke \(.+\)\. 1 item \u00b7 HTTP 200 \u00b7"))
+            r"^Broke off: the app's stream failed \(the server's log says why\)\. 1 item "
+            r"\u00b7 HTTP 200 \u00b7"))
         _expect(tab.locator(".stream-line.error")).to_have_count(1)
         _expect(tab.get_by_role("button", name="Resume")).to_be_enabled()
+        assert app.closed == ["cut"]
     finally:
         tab.context.close()
 
@@ -10824,7 +11205,7 @@ def test_browser_shows_hostile_event_data_and_fields_as_text_under_its_csp(chrom
         errors = []
         tab.on("console", lambda message: errors.append(message.text)
                if message.type == "error" else None)
-        tab.goto("/hostile.sse")
+        _open(tab, "/hostile.sse")
         _expect(_stream_line(tab)).to_contain_text("Ended. 2 items")
         _expect(tab.locator(".item .key").first).to_have_text(
             '#1 event: <img src=x onerror="window.__pwned=1"> id: </script><script>window.__pwned'
@@ -10833,7 +11214,7 @@ def test_browser_shows_hostile_event_data_and_fields_as_text_under_its_csp(chrom
             '"<img src=x onerror=\\"window.__pwned=3\\">"')
         _expect(tab.locator(".item").last).to_contain_text(
             '</script><img src=x onerror="window.__pwned=4">')
-        assert tab.locator("main img, main script").count() == 0
+        assert tab.locator("body img, body script").count() == 0
         assert tab.evaluate("window.__pwned") is None
         assert tab.evaluate("window.__violations") == [] and errors == []
     finally:
@@ -10846,14 +11227,13 @@ def test_browser_sends_the_stored_headers_with_the_stream_and_filters_and_copies
     app.gate.set()
     tab = _new_tab(chromium, site, permissions=["clipboard-read", "clipboard-write"])
     try:
-        tab.goto("/broken.jsonl")
-        _add_header(tab, "X-Token", "s3cret")
-        _expect(_stream_line(tab)).to_contain_text("4 items")
-        stream_requests = [seen for seen in app.seen if seen["Accept"] == "application/jsonl"]
-        assert stream_requests[-1]["X-Token"] == "s3cret"
+        _open(tab, "/broken.jsonl")
+        _add_header(tab, "X-Token", "s3cret")  # the page fetched again with it: the stream too
+        _expect(_stream_line(tab)).to_contain_text("3 items")
+        assert [seen.get("X-Token") for seen in app.seen] == [None, "s3cret"]
         tab.get_by_label("Filter items").fill('"n"')
         _expect(tab.locator(".stream-tools [role=status]")).to_have_text(
-            "2 of the 4 items shown match.")
+            "2 of the 3 items shown match.")
         _expect(tab.locator(".item:visible")).to_have_count(2)
         tab.get_by_role("button", name="Copy items").click()
         assert tab.evaluate("navigator.clipboard.readText()") == '{"n": 1}\n{"n": 3}\n'
@@ -10863,167 +11243,451 @@ def test_browser_sends_the_stored_headers_with_the_stream_and_filters_and_copies
             "application/jsonl'".format(site)
         run = subprocess.run(["sh", "-c", command], stdout=subprocess.PIPE, timeout=20)
         assert run.stdout.startswith(b'{"n": 1}\nnot JSON\n')  # the stream, as curl gets it
+        tab.get_by_role("button", name="Resume").click()  # fetched with them: so is Resume
+        _expect(_stream_line(tab)).to_contain_text("Ended with an error")
+        assert [seen.get("X-Token") for seen in app.seen] == [None, "s3cret", "s3cret", "s3cret"]
+        assert app.seen[-1]["Accept"] == "text/html"  # curl's, then the page's
     finally:
         tab.context.close()
 
 
-def test_browser_streaming_page_has_no_axe_violations(chromium, stream_site):
+def test_browser_reload_of_a_stream_page_with_stored_headers_stops_its_own_load_at_once(
+        chromium, stream_site):
     site, app = stream_site
     tab = _new_tab(chromium, site)
     try:
-        tab.goto("/ticks")
+        _open(tab, "/ticks")
+        _add_header(tab, "Authorization", "Bearer s3cret")
+        _expect(tab.locator(".item")).not_to_have_count(0)
+        tab.reload(wait_until="commit")  # the browser's load comes without them
+        _expect(tab.locator("#api-refetched")).to_contain_text("Authorization")
+        _expect(tab.locator(".item")).not_to_have_count(0)
+        assert [seen.get("Authorization") for seen in app.seen] == [
+            None, "Bearer s3cret", None, "Bearer s3cret"]
+        assert _wait_for(lambda: len(app.closed) == 3)  # all but the last, at once
+        _expect(tab.locator(".item .key").first).to_have_text("#1 id: 1")  # the fetched one's
+    finally:
+        tab.context.close()
+
+
+def test_browser_a_stream_page_asked_with_format_api_resumes_by_its_own_page_never_as_items(
+        chromium, stream_site):
+    site, app = stream_site
+    tab = _new_tab(chromium, site)
+    try:
+        _open(tab, "/ticks?format=api")
+        _expect(tab.locator(".item")).not_to_have_count(0)
+        tab.get_by_role("button", name="Stop").click()
+        _expect(_stream_line(tab)).to_contain_text("Stopped.")  # its last items drawn
+        last = int(tab.locator(".item .key").last.text_content().split("id: ")[1])
+        tab.get_by_role("button", name="Resume").click()
+        _expect(tab.locator(".item .key", has_text="id: %d " % (last + 3))).to_have_count(1)
+        tab.get_by_role("button", name="Stop").click()
+        assert len(app.seen) == 2 and app.seen[-1]["Last-Event-Id"] == str(last)
+        assert tab.locator(".item", has_text="not JSON").count() == 0
+        keys = tab.locator(".item .key").all_text_contents()
+        assert all(re.match(r"^#[0-9]+ id: [0-9]+$", key) for key in keys), keys[:5]
+    finally:
+        tab.context.close()
+
+
+@pytest.mark.parametrize("which, shown", [
+    ("euro", "\u20acuro"),
+    ("bad", "\ufffdbad"),  # as browsers decode a byte that is not UTF-8
+])
+def test_browser_resumes_from_an_id_past_latin_1_as_eventsource_sends_it(
+        chromium, stream_site, which, shown):
+    site, app = stream_site
+    tab = _new_tab(chromium, site)
+    try:
+        _open(tab, "/all-good.jsonl")  # a page of the site, for its EventSource
+        tab.evaluate("""(url) => new Promise((done) => {  // the browser's own EventSource
+            const source = new EventSource(url); let seen = 0;
+            source.onmessage = () => { if (++seen === 2) { source.close(); done(); } }; })""",
+                     site + "/ids.sse?id=" + which)
+        sent_by_eventsource = app.seen[-1]["raw_id"]
+        _open(tab, "/ids.sse?id=" + which)
+        _expect(_stream_line(tab)).to_contain_text("Ended. 1 item")
+        _expect(tab.locator(".item .key")).to_have_text("#1 id: " + shown + " retry: 10")
+        if which == "bad":
+            _expect(tab.locator(".stream-tools")).to_contain_text(
+                "That id had bytes that are not UTF-8 (shown \ufffd): it goes as EventSource")
+        tab.get_by_role("button", name="Resume").click()
+        _expect(_stream_line(tab)).to_contain_text("Ended. 2 items")
+        _expect(tab.locator(".item").last).to_contain_text('"after"')
+        assert app.seen[-1]["raw_id"] == sent_by_eventsource == shown.encode("utf-8").decode(
+            "latin-1")  # the id's UTF-8, in a header's bytes
+    finally:
+        tab.context.close()
+
+
+def test_browser_streaming_page_has_no_axe_violations_in_any_state(chromium, stream_site):
+    site, app = stream_site
+    tab = _new_tab(chromium, site)
+    try:
+        _open(tab, "/ticks")
         _expect(tab.locator(".item")).not_to_have_count(0)
         assert _axe(tab) == []  # while it streams
         tab.get_by_role("button", name="Stop").click()
         _expect(_stream_line(tab)).to_contain_text("Stopped.")
         assert _axe(tab) == []
+        _open(tab, "/finishing.sse")
+        _expect(_stream_line(tab)).to_contain_text("Ended with an error")
+        assert _axe(tab) == []
+        tab.get_by_role("button", name="Resume").click()
+        _expect(_stream_line(tab)).to_contain_text("Finished")
+        assert _axe(tab) == []
+        _open(tab, "/cut")
+        app.gate.set()
+        _expect(_stream_line(tab)).to_contain_text("Broke off")
+        assert _axe(tab) == []
     finally:
         tab.context.close()
 
 
-def test_browser_shows_every_requests_timing_line_after_its_status(chromium, live_site):
-    site = live_site.serve(_guarded_app())
-    tab = _new_tab(chromium, site)
-    timing = re.compile(r"^first byte in [0-9,]+ ms \u00b7 [0-9,]+ ms in all \u00b7 [0-9,]+ bytes$")
-    try:
-        tab.goto("/things/")  # the page's own load, from its Navigation Timing
-        _expect(tab.locator("pre.response > .status + .timing")).to_have_text(timing)
-        loaded = int(tab.locator(".timing").text_content().split(" \u00b7 ")[2].split()[0]
-                     .replace(",", ""))
-        with pytest.raises(urllib.error.HTTPError) as page:  # a 401: no header yet
-            urllib.request.urlopen(urllib.request.Request(site + "/things/", headers={
-                "Accept": "text/html"}))
-        assert loaded == len(page.value.read())  # the page's bytes, as sent
-        _add_header(tab, "Authorization", "Bearer s3cret")  # a page fetched with it
-        _expect(tab.locator("pre.response .status")).to_have_text("HTTP 200 OK")
-        _expect(tab.locator("pre.response > .status + .timing")).to_have_text(timing)
-        tab.locator(".tree a").first.click()  # a link followed by the script
-        _expect(tab.locator("pre.response")).to_contain_text("GET /things/1/")
-        _expect(tab.locator("pre.response > .status + .timing")).to_have_text(timing)
-        tab.get_by_role("button", name="OPTIONS").click()  # a form sent
-        _expect(tab.locator("pre.response")).to_contain_text("OPTIONS /things/1/")
-        _expect(tab.locator("pre.response > .status + .timing")).to_have_text(timing)
-        _expect(tab.locator("#api-live")).to_contain_text("ms in all")
-    finally:
-        tab.context.close()
-
-
-def test_stream_page_without_javascript_links_the_raw_stream_or_says_how_to_ask(
+def test_browser_stream_page_without_javascript_shows_its_items_as_they_arrive(
         chromium, stream_site):
     site, app = stream_site
-    app.gate.set()
     tab = _new_tab(chromium, site, java_script_enabled=False)
     try:
-        tab.goto("/broken.jsonl")
+        _open(tab, "/slow")
+        _expect(tab.locator("#api-items li")).to_have_text(['{"n": 12345678901234567891}'])
+        app.gate.set()
+        _expect(tab.locator("#api-items li")).to_have_count(2)
+        _expect(tab.locator(".stream-end")).to_have_text(
+            "Ended \u00b7 2 items \u00b7 37 bytes")
         _expect(tab.locator("pre.response .body")).to_contain_text(
-            "arrive with JavaScript on. Without it, a page cannot show them as they come")
+            "its items follow the page as they arrive, below it; or open the raw stream.")
         href = tab.get_by_role("link", name="open the raw stream").get_attribute("href")
-        assert href == "/broken.jsonl?format=jsonl"
-        with urllib.request.urlopen(urllib.request.Request(site + href, headers={
-                "Accept": BROWSER_ACCEPT})) as raw:  # a browser's Accept: the raw stream
-            assert raw.read().startswith(b'{"n": 1}\nnot JSON\n')
+        assert href == "/slow?format=jsonl"
+        _open(tab, "/broken.jsonl")
+        _expect(tab.locator(".stream-end.error")).to_have_text(
+            "Ended with an error: The database went away. \u00b7 3 items \u00b7 72 bytes")
+    finally:
+        tab.context.close()
+    html = urllib.request.urlopen(urllib.request.Request(site + "/broken.jsonl", headers={
+        "Accept": BROWSER_ACCEPT})).read().decode("utf-8")
+    tab = _new_tab(chromium, site)
+    try:  # the page as it is without JavaScript, checked by axe: its script left out
+        tab.set_content(re.sub(r"<script>.*?</script>", "", html, flags=re.DOTALL))
+        assert _axe(tab) == []
     finally:
         tab.context.close()
     app.config["URL_FORMAT_OVERRIDE"] = None
     html = app.test_client().get("/broken.jsonl", headers={"Accept": "text/html"}).get_data(
         as_text=True)
-    assert "as they come: ask for it with an Accept: application/jsonl header" in html
+    assert "below it</a>; or ask for it with an Accept: application/jsonl header" in html
     assert "open the raw stream" not in html and "format=" not in html
 
 
-# (byte pieces, lines): UTF-8 and CR LF split across pieces, a BOM, the three line ends
+def test_browser_closing_a_tab_mid_stream_closes_the_views_generator(chromium, stream_site):
+    site, app = stream_site
+    tab = _new_tab(chromium, site)
+    _open(tab, "/ticks")
+    _expect(tab.locator(".item")).not_to_have_count(0)
+    tab.context.close()
+    assert _wait_for(lambda: app.closed == ["ticks"])
+
+
+# (byte pieces, lines): UTF-8 and CR LF split across pieces, a BOM at the start only; a line
+# of the page ends at LF or CR LF (a lone CR is part of it)
 _LINE_CASES = [
-    ([b"\xef\xbb\xbfa\n", b"b\r\nc\rd"], ["a", "b", "c"]),
+    ([b"\xef\xbb\xbfa\n", b"b\r\nc\rd"], ["a", "b", "c\rd"]),
     ([b"a\r", b"\nb\r", b"", b"\n"], ["a", "b"]),  # CR LF split: one line end, not two
     ([b"\xc3", b"\xa9\xe2\x82", b"\xac\n"], ["\u00e9\u20ac"]),
-    ([b"\xef\xbb", b"\xbfx\n\xef\xbb\xbfy\n"], ["x", "\ufeffy"]),  # a BOM goes at the start only
+    ([b"\xef\xbb", b"\xbfx\n\xef\xbb\xbfy\n"], ["x", "\ufeffy"]),
+    ([b"lo", b"ng", b" line"], ["long line"]),  # at the end, the last line unended
 ]
 
 
 @pytest.mark.parametrize("pieces, lines", _LINE_CASES)
 def test_page_script_reads_lines_from_bytes_split_anywhere(script_parts, pieces, lines):
-    assert _js(script_parts, """(pieces) => { const read = parts.lineReader(false);
-        return pieces.flatMap((piece) => read(new Uint8Array(piece))); }""",
+    assert _js(script_parts, """(pieces) => { const read = parts.lineReader();
+        return pieces.flatMap((piece) => read(new Uint8Array(piece))).concat(read(null)); }""",
                [list(piece) for piece in pieces]) == lines
 
 
-def test_page_script_reads_json_lines_keeping_a_last_unended_line(script_parts):
-    assert _js(script_parts, """(text) => { const read = parts.jsonLinesReader();
-        const bytes = new TextEncoder().encode(text);
-        return read(bytes.slice(0, 5)).concat(read(bytes.slice(5)), read(null)); }""",
-               '{"a":\n\n  \r\n1}\r\n[2]') == [{"data": '{"a":'}, {"data": "1}"}, {"data": "[2]"}]
-
-
-# (stream text, events as {data, event, id, retry}): the HTML standard's parsing
-_EVENT_CASES = [
-    ("data: a\ndata:b\ndata\n\n", [{"data": "a\nb\n", "event": "", "id": "", "retry": ""}]),
-    (": a comment\r\nevent: tick\r\nid: 7\r\nretry: 300\r\ndata:  two spaces\r\n\r\n",
-     [{"data": " two spaces", "event": "tick", "id": "7", "retry": "300"}]),
-    ("id: 1\rdata: x\r\rdata: y\r\r", [{"data": "x", "event": "", "id": "1", "retry": ""},
-                                       {"data": "y", "event": "", "id": "1", "retry": ""}]),
-    ("id: 5\nevent: nothing\n\nretry: soon\nid: a\0b\nfoo: bar\ndata: z\n\n",
-     [{"data": "z", "event": "", "id": "5", "retry": ""}]),  # no data: no event; bad fields
-    ("data: done\n\ndata: cut off\n", [{"data": "done", "event": "", "id": "", "retry": ""}]),
-]
-
-
-@pytest.mark.parametrize("text, events", _EVENT_CASES)
-def test_page_script_parses_server_sent_events_as_the_html_standard_does(
-        script_parts, text, events):
-    got = _js(script_parts, """(text) => { const read = parts.eventReader(), found = [];
-        for (const piece of text.match(/[^]{1,3}/g)) {  // in pieces of 3 characters
-            found.push(...read(new TextEncoder().encode(piece))); }
-        return found.concat(read(null)).map(({data, event, id, retry}) =>
-            ({data, event, id, retry})); }""", text)
-    assert got == events
-
-
-def test_page_script_event_reader_keeps_the_last_id_for_resuming(script_parts):
-    assert _js(script_parts, """(text) => { const read = parts.eventReader();
-        read(new TextEncoder().encode(text)); return read.lastId; }""",
-               "id: 41\ndata: a\n\nid: 42\n\n: the id stands without an event\n") == "42"
+def test_page_script_sends_an_id_as_the_bytes_of_its_utf8_as_eventsource_does(script_parts):
+    assert _js(script_parts, "(ids) => ids.map(parts.idHeader)",
+               ["42", "\u20acuro", "\ufffd", "\U0001f600"]) == [
+        "42", "\u00e2\u0082\u00acuro", "\u00ef\u00bf\u00bd", "\u00f0\u009f\u0098\u0080"]
 
 
 def test_page_script_finds_the_detail_of_an_error_a_stream_sends(script_parts):
-    found = _js(script_parts, """(texts) => texts.map(([text, alone]) =>
-        parts.detailOf(text, alone))""", [
-        ['{"detail": "gone"}', True], ['{"detail": {"code": 12345678901234567891}}', True],
-        ['{"detail": "x", "n": 1}', True], ['{"detail": "x", "n": 1}', False],
-        ['["detail"]', False], ["not JSON", False]])
-    assert found == ["gone", '{"code": 12345678901234567891}', None, "x", None, None]
+    found = _js(script_parts, "(texts) => texts.map((text) => parts.detailOf(text))", [
+        '{"detail": "gone"}', '{"detail": {"code": 12345678901234567891}}',
+        '{"detail": "x", "n": 1}', '["detail"]', "not JSON"])
+    assert found == ["gone", '{"code": 12345678901234567891}', "x", None, None]
 
 
-def test_page_script_timing_text_says_first_byte_total_and_size(script_parts):
-    assert _js(script_parts, """(times) => parts.timingText(times)""",
-               {"started": 10, "firstByte": 22.4, "end": 1510, "bytes": 123456}) == \
-        "first byte in 12 ms \u00b7 1,500 ms in all \u00b7 123,456 bytes"
+def test_page_script_timing_text_says_first_byte_total_and_size_if_known(script_parts):
+    assert _js(script_parts, "(times) => times.map(parts.timingText)", [
+        {"started": 10, "firstByte": 22.4, "end": 1510, "bytes": 123456},
+        {"started": 10, "firstByte": 22.4, "end": 1510}]) == [
+        "first byte in 12 ms \u00b7 1,500 ms in all \u00b7 123,456 bytes",
+        "first byte in 12 ms \u00b7 1,500 ms in all"]
 
 
-def test_browser_shows_a_flaskapi_generator_views_items_live_and_its_error_at_the_end(
+def _job_app():
+    """/ (where the user stores a header); /jobs/start?target=x: a stream with a side effect,
+    as a view that starts a job is. ``app.runs``: the Authorization of each run."""
+    app = FlaskAPI(__name__)
+    app.runs = []
+
+    @app.route("/")
+    def jobs():
+        return {"start": url_for("start_job", target="x", _external=True)}
+
+    @app.route("/jobs/start")
+    def start_job():
+        app.runs.append(request.headers.get("Authorization"))
+        return flask.Response(iter(['{"started": "%s"}\n' % request.args["target"],
+                                    '{"done": true}\n']), mimetype="application/jsonl")
+    return app
+
+
+# How another site (or the user) sends the tab to a stream's URL: a link there, a script of
+# its own (location.href, window.open), or the user typing it.
+STREAM_SENDS = {
+    "a link": "document.addEventListener('DOMContentLoaded', () => { const link = "
+              "document.createElement('a'); link.href = TARGET; link.textContent = 'go'; "
+              "document.body.append(link); })",
+    "location.href": "location.href = TARGET",
+    "window.open": "window.open(TARGET)",
+    "a typed URL": None,
+}
+
+
+@pytest.mark.parametrize("csp", CSP_MODES)
+@pytest.mark.parametrize("how", sorted(STREAM_SENDS))
+def test_browser_a_stream_another_site_sends_the_tab_to_runs_without_the_stored_headers(
+        chromium, live_site, other_site, how, csp):
+    app = _job_app()
+    site, target = live_site.serve(app), live_site.url + "/jobs/start?target=x"
+    script = STREAM_SENDS[how]
+    other_site.serve(_pages_running({"/": (script or "").replace("TARGET", json.dumps(target))}))
+    tab = _attack_tab(chromium, site, csp)
+    try:
+        tab.goto("/")
+        _add_header(tab, "Authorization", "Bearer s3cret")
+        shown = tab
+        if how == "a typed URL":
+            _open(tab, target)
+        elif how == "window.open":
+            with tab.context.expect_page() as opened:
+                tab.goto(other_site.url + "/")
+            shown = opened.value
+        else:
+            tab.goto(other_site.url + "/", wait_until="commit")
+            if how == "a link":
+                tab.get_by_role("link", name="go").click()
+        shown.wait_for_url(target, wait_until="commit")
+        _expect(_stream_line(shown)).to_contain_text("Ended. 2 items")  # as the browser loaded it
+        assert app.runs == [None]  # once, and without the header
+        again = shown.get_by_role("button", name="Fetch again with your stored headers")
+        _expect(again).to_be_visible()
+        _expect(shown.locator(".stream-tools")).to_contain_text(
+            "This page came without your stored headers, and so does Resume.")
+        shown.get_by_role("button", name="Resume").click()
+        _expect(_stream_line(shown)).to_contain_text("Ended. 2 items \u00b7 HTTP 200")
+        assert _wait_for(lambda: len(app.runs) == 2) and app.runs == [None, None]
+        again.click()  # the user's own choice
+        _expect(shown.locator("#api-refetched")).to_contain_text("Authorization")
+        _expect(_stream_line(shown)).to_contain_text("Ended. 2 items")
+        assert app.runs == [None, None, "Bearer s3cret"]
+        shown.get_by_role("button", name="Resume").click()  # fetched with them: so is Resume
+        assert _wait_for(lambda: len(app.runs) == 4) and app.runs[3] == "Bearer s3cret"
+    finally:
+        tab.context.close()
+
+
+# The tab's memory under a stream that would fill it (#37): the ceilings README states.
+_HEAP_CEILING = 64 * 1024 * 1024  # JavaScript's heap and the DOM's (V8 and Oilpan), used
+_RENDERER_CEILING = 320 * 1024 * 1024  # the tab's renderer process's resident memory
+
+
+@pytest.fixture(scope="module")
+def memory_chromium(chromium):
+    """A Chromium of its own, whose one page renderer is that of the one tab a test opens."""
+    browser = chromium.browser_type.launch(
+        executable_path=_find_chromium(), headless=True,
+        args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+              "--disable-features=SpareRendererForSitePerProcess"])  # no renderer in waiting
+    yield browser
+    browser.close()
+
+
+def _heavy_stream_app():
+    """A plain Flask app under BrowsableAPI: /line, a 100 MB line without end (JSON Lines);
+    /blobs, 512 KiB items without end; /big, one valid item of 20 MB."""
+    app = Flask(__name__)
+    BrowsableAPI(app)
+    app.closed = []
+
+    def stream(name, pieces):
+        def run():
+            try:
+                yield from pieces
+            finally:
+                app.closed.append(name)
+        return flask.Response(run(), mimetype="application/jsonl")
+
+    @app.route("/line")
+    def line():
+        return stream("line", (b"x" * 1024 * 1024 for _ in range(100)))
+
+    @app.route("/blobs")
+    def blobs():
+        blob = ('{"blob": "' + "x" * (512 * 1024 - 13) + '"}\n').encode("ascii")
+        return stream("blobs", itertools.repeat(blob))
+
+    @app.route("/big")
+    def big():
+        numbers = ",".join(["1234567890"] * 100000)  # 1.1 MB
+        return stream("big", itertools.chain([b'{"items": ['], (numbers.encode() + b","
+                                                              for _ in range(18)),
+                                              [numbers.encode() + b"]}\n"]))
+    return app
+
+
+def _tab_memory(tab):
+    """The tab's memory now, after a garbage collection: (heap, DOM nodes, renderer RSS),
+    the RSS None where /proc cannot tell it."""
+    cdp = tab.context.new_cdp_session(tab)
+    try:
+        cdp.send("HeapProfiler.collectGarbage")
+        heap = cdp.send("Runtime.getHeapUsage")
+        nodes = cdp.send("Memory.getDOMCounters")["nodes"]
+    finally:
+        cdp.detach()
+    browser = tab.context.browser.new_browser_cdp_session()
+    try:
+        processes = browser.send("SystemInfo.getProcessInfo")["processInfo"]
+    finally:
+        browser.detach()
+    rss = 0
+    for process in processes:  # the tab's renderer: not the browser's own UI's
+        try:
+            with open("/proc/{}/cmdline".format(process["id"])) as command:
+                ui = "--top-chrome-webui" in command.read()
+            with open("/proc/{}/status".format(process["id"])) as status:
+                rss += (process["type"] == "renderer" and not ui) * int(re.search(
+                    r"VmRSS:\s+([0-9]+) kB", status.read()).group(1)) * 1024
+        except (OSError, AttributeError):
+            return heap["usedSize"] + heap.get("embedderHeapUsedSize", 0), nodes, None
+    return heap["usedSize"] + heap.get("embedderHeapUsedSize", 0), nodes, rss
+
+
+def _within_ceilings(memory):
+    heap, nodes, rss = memory
+    assert heap < _HEAP_CEILING, "heap {:,}".format(heap)
+    assert nodes < 20000, nodes
+    assert rss is None or rss < _RENDERER_CEILING, "renderers {:,}".format(rss)
+
+
+def test_browser_a_100_mb_line_without_end_is_cut_and_the_tab_stays_small(
+        memory_chromium, live_site):
+    app = _heavy_stream_app()
+    tab = _new_tab(memory_chromium, live_site.serve(app))
+    try:
+        _open(tab, "/line")
+        _expect(_stream_line(tab)).to_contain_text("Ended. 1 item", timeout=60000)
+        _expect(tab.locator(".item .key")).to_have_text(
+            "#1 (cut: the first 1,048,576 characters of its 104,857,600 bytes)")
+        assert "104,857,600 bytes" in _stream_line(tab).text_content()  # all of it counted
+        _within_ceilings(_tab_memory(tab))
+    finally:
+        tab.context.close()
+
+
+def _items_counted(tab):
+    return int(re.search(r"([0-9,]+) items?", _stream_line(tab).text_content()).group(1)
+               .replace(",", ""))
+
+
+def test_browser_endless_512_kib_items_keep_the_tab_within_its_ceilings_loaded_or_fetched(
+        memory_chromium, live_site):
+    app = _heavy_stream_app()
+    tab = _new_tab(memory_chromium, live_site.serve(app))
+
+    def wait_past(count):  # a count on screen (no event says it), checked as it grows
+        deadline = time.monotonic() + 60
+        while _items_counted(tab) < count:
+            assert time.monotonic() < deadline, _stream_line(tab).text_content()
+            tab.wait_for_timeout(100)
+    try:
+        _open(tab, "/blobs")  # loaded by the browser, which keeps all a page loads: 64 MiB
+        for count in (40, 80):  # as it loads (or once it stops, on a machine this quick)
+            wait_past(count)
+            _within_ceilings(_tab_memory(tab))
+        _expect(_stream_line(tab)).to_contain_text("Stopped: the page has carried as much",
+                                                    timeout=60000)
+        assert _wait_for(lambda: app.closed == ["blobs"])  # the rest was never read
+        assert 120 <= _items_counted(tab) <= 130
+        _within_ceilings(_tab_memory(tab))
+        _expect(tab.locator(".item")).to_have_count(8)  # 4 Mi characters: 8 of 512 KiB
+        tab.get_by_role("button", name="Resume").click()  # read from a fetch: no bound
+        for count in (100, 200, 400):  # 200 MB through, and still
+            wait_past(count)
+            _within_ceilings(_tab_memory(tab))
+        tab.get_by_role("button", name="Stop").click()
+        assert _wait_for(lambda: app.closed == ["blobs", "blobs"])
+    finally:
+        tab.context.close()
+
+
+def test_browser_a_valid_20_mb_item_is_cut_and_drawn_without_a_long_task(
+        memory_chromium, live_site):
+    app = _heavy_stream_app()
+    tab = _new_tab(memory_chromium, live_site.serve(app))
+    try:
+        tab.add_init_script(
+            "window.__tasks = []; new PerformanceObserver((list) => { for (const task of "
+            "list.getEntries()) window.__tasks.push(task.duration); }).observe("
+            "{type: 'longtask', buffered: true});")
+        for _ in ("the first visit, warming the tab up", "the one measured"):
+            _open(tab, "/big")
+            _expect(_stream_line(tab)).to_contain_text("Ended. 1 item", timeout=60000)
+        assert tab.evaluate("window.__tasks") == []
+        _expect(tab.locator(".item .key")).to_contain_text("(cut: the first 1,048,576 characters")
+        assert tab.locator(".item .s").text_content().startswith('{"items": [1234567890,')
+        assert len(tab.locator(".item .s").text_content()) == 16 * 1024 + 1  # drawn: its start
+        _within_ceilings(_tab_memory(tab))
+        tab.get_by_role("button", name="Resume").click()  # read from a fetch, the same
+        _expect(_stream_line(tab)).to_contain_text("Ended. 1 item \u00b7 HTTP 200")
+        assert tab.evaluate("window.__tasks") == []
+    finally:
+        tab.context.close()
+
+
+def test_browser_shows_a_flaskapi_generator_views_items_live_running_the_view_once(
         chromium, live_site):
-    """Both halves of #32 together: a view returning a generator gets the stream's page,
-    whose script asks for JSON Lines. (How the page reads the server's error line, now
-    ``error: {"detail": ...}``, is the page's to test.)"""
-    app, gate = FlaskAPI(__name__), threading.Event()
+    """A view returning a generator gets the stream's page with its items in it, framed as
+    server-sent events: the first shows while the view makes the second."""
+    app, gate, runs = FlaskAPI(__name__), threading.Event(), []
 
     @app.route("/numbers")
     def numbers():
+        runs.append(True)
+
         def items():
             yield {"n": 2 ** 64 + 1}  # more than JavaScript's numbers hold
             gate.wait(10)
             yield {"n": 2}
-            raise NotFound("Number three went away.")
         return items()
 
     site = live_site.serve(app)
     tab = _new_tab(chromium, site)
     try:
-        tab.goto("/numbers")
+        _open(tab, "/numbers")
         _expect(tab.locator(".item")).to_have_count(1)
         _expect(tab.locator(".item .tree")).to_have_text('{"n": 18446744073709551617}')
+        _expect(tab.locator(".stream-tools")).to_contain_text("Resume asks for the stream "
+                                                              "again: no event has had an id.")
         gate.set()
-        _expect(_stream_line(tab)).to_have_text(re.compile(r"^Ended"))
+        _expect(_stream_line(tab)).to_have_text(re.compile(r"^Ended\. 2 items \u00b7 HTTP 200"))
         _expect(tab.locator(".item").nth(1)).to_contain_text('"n": 2')
+        assert runs == [True]
     finally:
         gate.set()
         tab.context.close()
