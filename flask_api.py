@@ -2720,9 +2720,8 @@ class FlaskAPI(Flask):
         response.vary.add("Accept")
         for name, value in _STREAM_HEADERS + tuple(renderer.response_headers):
             response.headers.setdefault(name, value)
-        if page is not None:
-            response = _stream_page(response, *page)
-        return _bound_unread(response, req.environ, self)
+        sent = response if page is None else _stream_page(response, *page)  # type: Response
+        return _bound_unread(sent, req.environ, self)
 
     def _stream_over(self, headers: Any) -> Response:
         """The answer to a reconnection after `ServerSentEvent.END` or a stream's error: an
