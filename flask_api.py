@@ -2021,7 +2021,10 @@ class _StreamItems:
         self.data, self.data_size, self.event, self.retry = [], 0, "", ""
 
     def _offer(self, item: _Item) -> None:
-        """Show an item; hold back one that may be the stream's error, until another comes."""
+        """Show an item; hold back one that may be the stream's error, until another comes.
+        The event that says the stream is finished (`ServerSentEvent.END`) is not an item."""
+        if self.sse and ("event", "stream-end") in item[1]:
+            return
         if self.error is not None:
             self._show(self.error)
             self.error = None

@@ -11693,6 +11693,47 @@ def test_browser_shows_a_flaskapi_generator_views_items_live_running_the_view_on
         tab.context.close()
 
 
+def test_browser_shows_a_flaskapi_views_events_its_error_and_its_end_as_the_server_frames_them(
+        chromium, live_site):
+    """The server's framing and the page's reading together: a FlaskAPI view's events keep
+    their ids and types on the page; an error after them is said, not counted as an item;
+    Resume after it, or after ``ServerSentEvent.END``, is the 204 that says "finished"."""
+    app, runs = FlaskAPI(__name__), []
+
+    @app.route("/job/<how>")
+    def job(how):
+        last = request.headers.get("Last-Event-ID")
+
+        def items():
+            runs.append(last)
+            yield flask_api.ServerSentEvent({"step": 1}, id=1, event="progress")
+            yield flask_api.ServerSentEvent({"step": 2}, id=2, event="progress")
+            if how == "fails":
+                raise NotFound("The job went away.")
+            yield flask_api.ServerSentEvent.END
+        return items()
+
+    site = live_site.serve(app)
+    tab = _new_tab(chromium, site)
+    try:
+        _open(tab, "/job/fails")
+        _expect(_stream_line(tab)).to_have_text(re.compile(
+            r"^Ended with an error: The job went away\. 2 items \u00b7 HTTP 200"))
+        _expect(tab.locator(".item .key")).to_have_text(
+            ["#1 event: progress id: 1", "#2 event: progress id: 2"])
+        tab.get_by_role("button", name="Resume").click()
+        _expect(_stream_line(tab)).to_contain_text("Finished")
+        _expect(tab.locator(".stream-line.error")).to_have_count(0)
+        _open(tab, "/job/ends")
+        _expect(_stream_line(tab)).to_have_text(re.compile(r"^Ended\. 2 items"))
+        tab.get_by_role("button", name="Resume").click()
+        _expect(_stream_line(tab)).to_contain_text("Finished")
+        # each page ran the generator once; each Resume was answered before it ran again
+        assert runs == [None, None]
+    finally:
+        tab.context.close()
+
+
 # ---------------------------------------------------------------------------
 # In a browser: EventSource reading a stream (#36)
 # Chromium's own EventSource, on a small page of the test app's, against a FlaskAPI view.
