@@ -694,6 +694,10 @@ def _indent(value: Any) -> Optional[int]:
         return None
 
 
+# ---------------------------------------------------------------------------
+# Streams: a view's generator, sent as its items come, and shown live on the page
+# ---------------------------------------------------------------------------
+
 class JSONLinesRenderer(BaseRenderer):
     """JSON Lines: a stream's items a line of JSON each, as they come; a value alone, a line."""
 
@@ -1243,7 +1247,7 @@ def _routes(adapter: Any, path: str) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# The browsable page: (request, response, data) in, the page's context and response out
+# The page's context: (request, response, data) in, all the template shows out
 # ---------------------------------------------------------------------------
 # Called from outside this section only through: BrowsableAPIRenderer (render, get_context),
 # _as_page (a response made by any view, as the page), _show_late_headers and _parent_href.
@@ -1393,6 +1397,10 @@ class BrowsableAPIRenderer(BaseRenderer):
         return _auth_offer(app, req.url_rule or _rule_for(app, req), allowed, headers,
                            req.script_root)
 
+
+# ---------------------------------------------------------------------------
+# The page's body and links: the data as the page shows it, its URLs as links
+# ---------------------------------------------------------------------------
 
 #: A body with a list or object of more items than this is big: on its page each item of
 #: a list or object of more than `_ITEMS_A_LINE` items is one compact line (see `_indented`).
@@ -1696,6 +1704,10 @@ def _relations(headers: Any) -> List[Tuple[str, str]]:
                 found += [(word, target) for word in (rel.group(1) or rel.group(2)).split()]
     return sorted(found, key=lambda relation: _REL_ORDER.get(relation[0].lower(), 4))
 
+
+# ---------------------------------------------------------------------------
+# The page's responses: the template and its CSP, a response as the page, the index
+# ---------------------------------------------------------------------------
 
 @functools.lru_cache(maxsize=None)
 def _page() -> Any:
@@ -2252,6 +2264,10 @@ def _route_index(app: Flask, req: Request) -> List[Dict[str, Any]]:
 #: takes anything gets JSON.
 _DEFAULT_PARSERS = (JSONParser, URLEncodedParser, MultiPartParser)
 _DEFAULT_RENDERERS = (JSONRenderer, BrowsableAPIRenderer)
+
+# ---------------------------------------------------------------------------
+# Plain forms: the page's methods without JavaScript, and the middleware
+# ---------------------------------------------------------------------------
 
 # The page's plain forms, without JavaScript: a same-origin urlencoded POST from a browser (it
 # accepts ``text/html``) with a ``_method`` field becomes that method before routing, and
@@ -3480,6 +3496,10 @@ def _schema_3_1(schema: Dict[str, Any]) -> Dict[str, Any]:
     return schema
 
 
+# ---------------------------------------------------------------------------
+# The form from the schema: a request body's fields, from the document, for the page
+# ---------------------------------------------------------------------------
+
 #: A request body's schema that the page's form is built from has at most this many parts
 #: (each key and each array item counts, an enum's values too) and nests objects and arrays
 #: at most this many levels deep, ``$ref``s resolved; past either, the form comes from the
@@ -4093,9 +4113,10 @@ request_module = _namespace("request", ["APIRequest"])  # ``request`` is Flask's
 
 
 # ---------------------------------------------------------------------------
-# The browsable page. Autoescaped however the app's Jinja is configured; no
-# request leaves this host: the CSS and script are inline.
+# The page template: its markup, style and script, each a raw string
 # ---------------------------------------------------------------------------
+# Autoescaped however the app's Jinja is configured; no request leaves this host: the
+# style and script are inline.
 
 #: The page's markup. Its style and script are strings of their own, below, put in where their
 #: blocks hold a placeholder (see `_PAGE`), as the mark of `_LATE_HEADERS` is. What the script
