@@ -694,66 +694,6 @@ def _indent(value: Any) -> Optional[int]:
         return None
 
 
-# ---------------------------------------------------------------------------
-# Streams: a view's generator, sent as its items come, and shown live on the page
-# ---------------------------------------------------------------------------
-
-class JSONLinesRenderer(BaseRenderer):
-    """JSON Lines: a stream's items a line of JSON each, as they come; a value alone, a line."""
-
-    media_type = "application/jsonl"
-    charset = None
-    format = "jsonl"
-    stream_opening = stream_closing = stream_prefix = stream_separator = ""
-    stream_suffix = "\n"
-    stream_error = "error: {}\n"  # a line no JSON value starts so: not an item, for any reader
-
-    def render(self, data: Any, media_type: MediaType, **options: Any) -> str:
-        """A value alone, a line, as a stream's items are written."""
-        if has_app_context():
-            line = _stream_encoder(_current_app._get_current_object())(data)
-        else:  # a renderer used on its own
-            line = _line_safe(json.dumps(data, ensure_ascii=False))
-        return self.stream_prefix + line + self.stream_suffix
-
-
-# Where a line reader may end a line: what str.splitlines() does that JSON does not escape,
-# and the line ends a JSON writer of the app's own may put between tokens.
-_LINE_ENDS = re.compile("[\n\r\x85\u2028\u2029]")
-_LINE_SAFE = {0x0A: " ", 0x0D: " ", 0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
-
-
-def _line_safe(text: str) -> str:
-    """JSON text on one line for every line reader: U+2028, U+2029 and U+0085, which JSON
-    lets stand in strings, escaped; a newline, which valid JSON only has between tokens, a
-    space."""
-    return text.translate(_LINE_SAFE) if _LINE_ENDS.search(text) else text
-
-
-class NDJSONRenderer(JSONLinesRenderer):
-    """JSON Lines under its older name, for clients that ask for it."""
-
-    media_type = "application/x-ndjson"
-    format = "ndjson"
-
-
-#: The id of the event that ends a stream (`ServerSentEvent.END`) or reports its error: a
-#: request whose Last-Event-ID is this one, an EventSource's reconnection, gets a 204.
-_END_ID = "flask-api:end"
-
-
-class EventStreamRenderer(JSONLinesRenderer):
-    """Server-sent events: a stream's items an event each, its data a line of JSON."""
-
-    media_type = "text/event-stream"
-    format = "sse"
-    stream_prefix, stream_suffix = "data: ", "\n\n"
-    # Not "error", which EventSource hands to its onerror with its own connection errors; the
-    # id, as `ServerSentEvent.END`'s, has EventSource's reconnection answered with a 204.
-    stream_error = "data: {}\nevent: stream-error\nid: " + _END_ID + "\n\n"
-    response_headers = (("Cache-Control", "no-cache"),)  # a proxy's cached events are stale
-
-
 class HTMLRenderer(BaseRenderer):
     """Passes through HTML the view already rendered as a string."""
 
@@ -791,6 +731,29 @@ def _json_encoder(default: Any, sort_keys: bool, indent: Optional[int]) -> json.
     encoder per call, as ``json.dumps`` does, costs as much as encoding a small dict."""
     return json.JSONEncoder(ensure_ascii=False, sort_keys=sort_keys, default=default,
                             indent=indent)
+
+
+@functools.lru_cache(maxsize=64)
+def _item_encoder(default: Any, sort_keys: bool, ensure_ascii: bool = False,
+                  line_safe: bool = False) -> Any:
+    """`_json_encoder`'s encoding, called straight: ``JSONEncoder.encode`` makes a new C
+    encoder on every call, which for each item of a big list costs as much again as
+    encoding it. (No ``markers``, so that threads may share it: a cycle is a RecursionError.)
+    ``line_safe``: its text `_line_safe`, in the same call (a stream's items)."""
+    if c_make_encoder is None:  # a Python without the C speedups
+        encode = json.JSONEncoder(ensure_ascii=ensure_ascii, sort_keys=sort_keys,
+                                  default=default).encode
+        return (lambda value: _line_safe(encode(value))) if line_safe else encode
+    strings = encode_basestring_ascii if ensure_ascii else encode_basestring
+    encoder = c_make_encoder(None, default, strings, None, ": ", ", ", sort_keys, False, True)
+    if not line_safe:
+        return lambda value: "".join(encoder(value, 0))
+    search, table = _LINE_ENDS.search, _LINE_SAFE
+
+    def encode_line(value: Any) -> str:
+        text = "".join(encoder(value, 0))
+        return text.translate(table) if search(text) else text
+    return encode_line
 
 
 def _json_loads(text: str, **kwargs: Any) -> Any:
@@ -1247,158 +1210,6 @@ def _routes(adapter: Any, path: str) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# The page's context: (request, response, data) in, all the template shows out
-# ---------------------------------------------------------------------------
-# Called from outside this section only through: BrowsableAPIRenderer (render, get_context),
-# _as_page (a response made by any view, as the page), _show_late_headers and _parent_href.
-
-class BrowsableAPIRenderer(BaseRenderer):
-    """The HTML page a browser gets: the response, with forms to send more requests.
-
-    Replace the page with the ``template`` attribute of a subclass (a template
-    string), or name a template of the app in config ``BROWSABLE_API_TEMPLATE``;
-    either may ``{% extends base %}`` and override its blocks. The page's inline
-    ``<script>`` and ``<style>`` must be in its ``<head>`` and the same on every render: the
-    Content-Security-Policy allows them by hash, computed on a template's first render.
-    """
-
-    media_type = "text/html"
-    format = "api"
-    template = None  # type: Optional[str]
-
-    @property
-    def response_headers(self) -> Sequence[Tuple[str, str]]:  # type: ignore[override]
-        """No framing by other sites (clickjacking), and a CSP allowing only this page, and
-        requests to the origins of its sign-in block (`get_auth`): the template's headers,
-        with the origins of the page's block, which `get_context` keeps in the environ."""
-        headers = getattr(self.get_template(), "_flask_api_headers", _NO_PAGE_HEADERS)
-        offer = _request._get_current_object().environ.get(_AUTH_KEY)
-        origins = offer.get("origins") if offer else None
-        return _with_auth_origins(headers, tuple(origins)) if origins else headers
-
-    def render(self, data: Any, media_type: MediaType, **options: Any) -> str:
-        status = options.get("status_code") or HTTP_200_OK
-        return self.render_context(self.get_context(data, status, options.get("headers")))
-
-    def render_context(self, context: Dict[str, Any]) -> str:
-        """The page for a `get_context` (which a caller may have changed); the template's
-        first render also gives its CSP the hashes of its inline script and style."""
-        template = self.get_template()
-        html = template.render(context)
-        if not hasattr(template, "_flask_api_headers"):
-            template._flask_api_headers = _page_headers(html)
-        return html
-
-    def get_template(self) -> Any:
-        """The compiled page, made once per app; a template named in config wins."""
-        app = _current_app._get_current_object()
-        name = app.config.get("BROWSABLE_API_TEMPLATE")
-        if name:
-            return app.jinja_env.get_template(name)
-        return _compiled(app, self.template) if self.template else _page()
-
-    def get_context(self, data: Any, status: int, headers: Any) -> Dict[str, Any]:
-        """Everything the page shows, so the template stays logic-free: made of the steps
-        below, each a method a subclass may override (as the route index does)."""
-        app, req = _current_app._get_current_object(), _request._get_current_object()
-        view = _view_for(app, req)
-        allowed = self.get_allowed_methods(app, req, status, headers)
-        stream = req.environ.get(_STREAM_KEY)  # a stream's page: its items follow it
-        body = "" if stream else _page_json(data)
-        description = self.get_description(view)
-        schemas = self.get_schemas(app, req, allowed)
-        auth = req.environ[_AUTH_KEY] = self.get_auth(app, req, allowed, headers)  # and late
-        return {
-            "base": _page(),
-            "branding": app.config.get("BROWSABLE_API_BRANDING", "Flask API"),
-            "title": self.get_name(view, status),
-            "description": description,
-            "description_html": _markdown(description),
-            "root_url": _href(req.script_root + "/"),
-            "breadcrumbs": self.get_breadcrumbs(app, req),
-            "method": "GET" if req.method == "HEAD" else req.method,  # HEAD: GET's headers
-            "path": _href(req.script_root + req.path, req.query_string),
-            "status_line": "{} {}".format(status, _phrase(status)),
-            "status_ok": is_success(status),
-            "headers": self.get_headers(allowed, headers),
-            "links": self.get_links(headers),
-            "body": body,  # the text, for a template of your own
-            "body_html": _linked_body(body),
-            "allowed": allowed,
-            "content": self.get_form_content(data, body, status, req.method),
-            "schemas": schemas and _script_json(schemas),  # the JSON block the form comes from
-            "auth": _offers(auth) and _script_json(auth),  # the JSON block of the sign-in
-            "json_url": self.get_json_url(app, req),
-            "stream": stream,
-            "stream_url": stream and _format_url(app, req, _STREAM_FORMATS.get(stream, "jsonl")),
-            "csrf_token": _csrf_token() if "csrf" in app.extensions else None,
-        }
-
-    def get_name(self, view: Any, status: int) -> str:
-        """The page's title: the view's name (``NoteDetailView`` is "Note Detail")."""
-        return _view_name(view) or _phrase(status) or "Error"
-
-    def get_description(self, view: Any) -> str:
-        """The view's docstring, up to a line ``---``; Markdown where it is installed."""
-        return _view_doc(view)
-
-    def get_breadcrumbs(self, app: Flask, req: Request) -> List[Tuple[str, str]]:
-        """(name, href) for each path prefix that routes somewhere, ending with this page."""
-        return _breadcrumbs(app, req)
-
-    def get_allowed_methods(self, app: Flask, req: Request, status: int,
-                            headers: Any) -> List[str]:
-        """The methods the page offers forms for, as the ``Allow`` header lists them: the
-        URL's, or those a 405 names itself (Flask-RESTful's, a view's own)."""
-        if status == HTTP_405_METHOD_NOT_ALLOWED:
-            named = sorted(parse_list_header(Headers(headers).get("Allow", "")))
-            if named:
-                return named
-        return _allowed_methods(app, req)
-
-    def get_headers(self, allowed: List[str], headers: Any) -> List[Tuple[str, str]]:
-        """The response headers an API client gets, as the page lists them."""
-        return _shown_headers(allowed, headers)
-
-    def get_links(self, headers: Any) -> List[Tuple[str, str]]:
-        """(rel, href) of the response's ``Link`` header, shown as buttons."""
-        return _relations(headers) if headers else []
-
-    def get_form_content(self, data: Any, body: str, status: int, method: str) -> str:
-        """What the raw form's box starts with: an object the GET answered, to edit and send."""
-        return body if (isinstance(data, dict) and method == "GET" and is_success(status)
-                        and len(body) <= _RAW_CONTENT) else ""
-
-    def get_json_url(self, app: Flask, req: Request) -> Optional[str]:
-        """The "View as JSON" link: this URL with ``?format=json``; None for none."""
-        return _format_url(app, req, "json")
-
-    def get_schemas(self, app: Flask, req: Request, allowed: List[str]) -> Dict[str, Any]:
-        """What the form's fields come from: ``{method: {"content": [media types], "schema":
-        schema}}`` for each of POST, PUT and PATCH whose body the app's OpenAPI document
-        describes with properties, ``$ref``s resolved; {} for the form from the data. Read
-        once per rule and document (see `_operation_schemas`)."""
-        if not _BODY_METHODS.intersection(allowed):
-            return {}
-        rule = req.url_rule or _rule_for(app, req)
-        cache = (app.extensions.get("flask_api_routes") or _described_routes(app)).schemas
-        key = (id(rule), tuple(allowed))
-        if key not in cache:
-            cache[key] = _Schemas(_operation_schemas(app, rule, allowed) if rule else {})
-        return cache[key]
-
-    def get_auth(self, app: Flask, req: Request, allowed: List[str],
-                 headers: Any) -> Dict[str, Any]:
-        """What the page's sign-in offers: ``{"schemes", "operations", "challenges",
-        "origins"}`` from the app's OpenAPI document and the response's WWW-Authenticate
-        (the shape is `_auth_offer`'s); the page has its block if there is a scheme or a
-        challenge. The document's part is read once per rule and document, the challenges
-        per response."""
-        return _auth_offer(app, req.url_rule or _rule_for(app, req), allowed, headers,
-                           req.script_root)
-
-
-# ---------------------------------------------------------------------------
 # The page's body and links: the data as the page shows it, its URLs as links
 # ---------------------------------------------------------------------------
 
@@ -1408,9 +1219,6 @@ class BrowsableAPIRenderer(BaseRenderer):
 #: and no easier to read.
 _BIG_CONTAINER = 1000
 _ITEMS_A_LINE = 100
-#: The raw form's box is filled with a dict body up to this many characters: a bigger one
-#: would double the page (the form tab takes its fields from the body itself).
-_RAW_CONTENT = 65536
 
 
 class _BigBody(Exception):
@@ -1463,29 +1271,6 @@ def _compact_encoder(provider: Any) -> Any:
         except TypeError:  # an unhashable default: no cached encoder
             pass
     return _json_dumps
-
-
-@functools.lru_cache(maxsize=64)
-def _item_encoder(default: Any, sort_keys: bool, ensure_ascii: bool = False,
-                  line_safe: bool = False) -> Any:
-    """`_json_encoder`'s encoding, called straight: ``JSONEncoder.encode`` makes a new C
-    encoder on every call, which for each item of a big list costs as much again as
-    encoding it. (No ``markers``, so that threads may share it: a cycle is a RecursionError.)
-    ``line_safe``: its text `_line_safe`, in the same call (a stream's items)."""
-    if c_make_encoder is None:  # a Python without the C speedups
-        encode = json.JSONEncoder(ensure_ascii=ensure_ascii, sort_keys=sort_keys,
-                                  default=default).encode
-        return (lambda value: _line_safe(encode(value))) if line_safe else encode
-    strings = encode_basestring_ascii if ensure_ascii else encode_basestring
-    encoder = c_make_encoder(None, default, strings, None, ": ", ", ", sort_keys, False, True)
-    if not line_safe:
-        return lambda value: "".join(encoder(value, 0))
-    search, table = _LINE_ENDS.search, _LINE_SAFE
-
-    def encode_line(value: Any) -> str:
-        text = "".join(encoder(value, 0))
-        return text.translate(table) if search(text) else text
-    return encode_line
 
 
 def _sorts_keys(encode: Any) -> bool:
@@ -1659,19 +1444,6 @@ def _format_query(override: str, url_format: str) -> str:
     return urlencode([(override, url_format)])
 
 
-def _shown_headers(allowed: Iterable[str], headers: Any) -> List[Tuple[str, str]]:
-    """The headers an API client gets with this response; the response's own win."""
-    items = headers.items() if isinstance(headers, dict) else headers or []
-    given = [(str(name), str(value)) for name, value in items]
-    names = {name.lower() for name, _ in given}
-    if names & _URL_HEADERS:  # their URLs are links, as the body's are
-        given = [(name, _linked_header(name, value)) for name, value in given]
-    shown = [("Content-Type", "application/json"), ("Vary", "Accept")]
-    if allowed:
-        shown.insert(0, ("Allow", ", ".join(sorted(allowed))))
-    return [(name, value) for name, value in shown if name.lower() not in names] + given
-
-
 _URL_HEADERS = frozenset(["location", "content-location", "link"])
 _LINK_TARGET_RE = re.compile(r"<([^<>]*)>")  # RFC 8288: <target>; rel="next", ...
 _LINK_VALUE_RE = re.compile(r'<([^<>]*)>((?:[^,"<]|"[^"]*")*)')
@@ -1703,6 +1475,191 @@ def _relations(headers: Any) -> List[Tuple[str, str]]:
             if rel and _SAFE_TARGET.match(target):
                 found += [(word, target) for word in (rel.group(1) or rel.group(2)).split()]
     return sorted(found, key=lambda relation: _REL_ORDER.get(relation[0].lower(), 4))
+
+
+# ---------------------------------------------------------------------------
+# The page's context: (request, response, data) in, all the template shows out
+# ---------------------------------------------------------------------------
+# Called from outside this section only through: BrowsableAPIRenderer (render, get_context),
+# _as_page (a response made by any view, as the page), _show_late_headers and _parent_href.
+
+class BrowsableAPIRenderer(BaseRenderer):
+    """The HTML page a browser gets: the response, with forms to send more requests.
+
+    Replace the page with the ``template`` attribute of a subclass (a template
+    string), or name a template of the app in config ``BROWSABLE_API_TEMPLATE``;
+    either may ``{% extends base %}`` and override its blocks. The page's inline
+    ``<script>`` and ``<style>`` must be in its ``<head>`` and the same on every render: the
+    Content-Security-Policy allows them by hash, computed on a template's first render.
+    """
+
+    media_type = "text/html"
+    format = "api"
+    template = None  # type: Optional[str]
+
+    @property
+    def response_headers(self) -> Sequence[Tuple[str, str]]:  # type: ignore[override]
+        """No framing by other sites (clickjacking), and a CSP allowing only this page, and
+        requests to the origins of its sign-in block (`get_auth`): the template's headers,
+        with the origins of the page's block, which `get_context` keeps in the environ."""
+        headers = getattr(self.get_template(), "_flask_api_headers", _NO_PAGE_HEADERS)
+        offer = _request._get_current_object().environ.get(_AUTH_KEY)
+        origins = offer.get("origins") if offer else None
+        return _with_auth_origins(headers, tuple(origins)) if origins else headers
+
+    def render(self, data: Any, media_type: MediaType, **options: Any) -> str:
+        status = options.get("status_code") or HTTP_200_OK
+        return self.render_context(self.get_context(data, status, options.get("headers")))
+
+    def render_context(self, context: Dict[str, Any]) -> str:
+        """The page for a `get_context` (which a caller may have changed); the template's
+        first render also gives its CSP the hashes of its inline script and style."""
+        template = self.get_template()
+        html = template.render(context)
+        if not hasattr(template, "_flask_api_headers"):
+            template._flask_api_headers = _page_headers(html)
+        return html
+
+    def get_template(self) -> Any:
+        """The compiled page, made once per app; a template named in config wins."""
+        app = _current_app._get_current_object()
+        name = app.config.get("BROWSABLE_API_TEMPLATE")
+        if name:
+            return app.jinja_env.get_template(name)
+        return _compiled(app, self.template) if self.template else _page()
+
+    def get_context(self, data: Any, status: int, headers: Any) -> Dict[str, Any]:
+        """Everything the page shows, so the template stays logic-free: made of the steps
+        below, each a method a subclass may override (as the route index does)."""
+        app, req = _current_app._get_current_object(), _request._get_current_object()
+        view = _view_for(app, req)
+        allowed = self.get_allowed_methods(app, req, status, headers)
+        stream = req.environ.get(_STREAM_KEY)  # a stream's page: its items follow it
+        body = "" if stream else _page_json(data)
+        description = self.get_description(view)
+        schemas = self.get_schemas(app, req, allowed)
+        auth = req.environ[_AUTH_KEY] = self.get_auth(app, req, allowed, headers)  # and late
+        return {
+            "base": _page(),
+            "branding": app.config.get("BROWSABLE_API_BRANDING", "Flask API"),
+            "title": self.get_name(view, status),
+            "description": description,
+            "description_html": _markdown(description),
+            "root_url": _href(req.script_root + "/"),
+            "breadcrumbs": self.get_breadcrumbs(app, req),
+            "method": "GET" if req.method == "HEAD" else req.method,  # HEAD: GET's headers
+            "path": _href(req.script_root + req.path, req.query_string),
+            "status_line": "{} {}".format(status, _phrase(status)),
+            "status_ok": is_success(status),
+            "headers": self.get_headers(allowed, headers),
+            "links": self.get_links(headers),
+            "body": body,  # the text, for a template of your own
+            "body_html": _linked_body(body),
+            "allowed": allowed,
+            "content": self.get_form_content(data, body, status, req.method),
+            "schemas": schemas and _script_json(schemas),  # the JSON block the form comes from
+            "auth": _offers(auth) and _script_json(auth),  # the JSON block of the sign-in
+            "json_url": self.get_json_url(app, req),
+            "stream": stream,
+            "stream_url": stream and _format_url(app, req, _STREAM_FORMATS.get(stream, "jsonl")),
+            "csrf_token": _csrf_token() if "csrf" in app.extensions else None,
+        }
+
+    def get_name(self, view: Any, status: int) -> str:
+        """The page's title: the view's name (``NoteDetailView`` is "Note Detail")."""
+        return _view_name(view) or _phrase(status) or "Error"
+
+    def get_description(self, view: Any) -> str:
+        """The view's docstring, up to a line ``---``; Markdown where it is installed."""
+        return _view_doc(view)
+
+    def get_breadcrumbs(self, app: Flask, req: Request) -> List[Tuple[str, str]]:
+        """(name, href) for each path prefix that routes somewhere, ending with this page."""
+        return _breadcrumbs(app, req)
+
+    def get_allowed_methods(self, app: Flask, req: Request, status: int,
+                            headers: Any) -> List[str]:
+        """The methods the page offers forms for, as the ``Allow`` header lists them: the
+        URL's, or those a 405 names itself (Flask-RESTful's, a view's own)."""
+        if status == HTTP_405_METHOD_NOT_ALLOWED:
+            named = sorted(parse_list_header(Headers(headers).get("Allow", "")))
+            if named:
+                return named
+        return _allowed_methods(app, req)
+
+    def get_headers(self, allowed: List[str], headers: Any) -> List[Tuple[str, str]]:
+        """The response headers an API client gets, as the page lists them."""
+        return _shown_headers(allowed, headers)
+
+    def get_links(self, headers: Any) -> List[Tuple[str, str]]:
+        """(rel, href) of the response's ``Link`` header, shown as buttons."""
+        return _relations(headers) if headers else []
+
+    def get_form_content(self, data: Any, body: str, status: int, method: str) -> str:
+        """What the raw form's box starts with: an object the GET answered, to edit and send."""
+        return body if (isinstance(data, dict) and method == "GET" and is_success(status)
+                        and len(body) <= _RAW_CONTENT) else ""
+
+    def get_json_url(self, app: Flask, req: Request) -> Optional[str]:
+        """The "View as JSON" link: this URL with ``?format=json``; None for none."""
+        return _format_url(app, req, "json")
+
+    def get_schemas(self, app: Flask, req: Request, allowed: List[str]) -> Dict[str, Any]:
+        """What the form's fields come from: ``{method: {"content": [media types], "schema":
+        schema}}`` for each of POST, PUT and PATCH whose body the app's OpenAPI document
+        describes with properties, ``$ref``s resolved; {} for the form from the data. Read
+        once per rule and document (see `_operation_schemas`)."""
+        if not _BODY_METHODS.intersection(allowed):
+            return {}
+        rule = req.url_rule or _rule_for(app, req)
+        cache = (app.extensions.get("flask_api_routes") or _described_routes(app)).schemas
+        key = (id(rule), tuple(allowed))
+        if key not in cache:
+            cache[key] = _Schemas(_operation_schemas(app, rule, allowed) if rule else {})
+        return cache[key]
+
+    def get_auth(self, app: Flask, req: Request, allowed: List[str],
+                 headers: Any) -> Dict[str, Any]:
+        """What the page's sign-in offers: ``{"schemes", "operations", "challenges",
+        "origins"}`` from the app's OpenAPI document and the response's WWW-Authenticate
+        (the shape is `_auth_offer`'s); the page has its block if there is a scheme or a
+        challenge. The document's part is read once per rule and document, the challenges
+        per response."""
+        return _auth_offer(app, req.url_rule or _rule_for(app, req), allowed, headers,
+                           req.script_root)
+
+
+#: The raw form's box is filled with a dict body up to this many characters: a bigger one
+#: would double the page (the form tab takes its fields from the body itself).
+_RAW_CONTENT = 65536
+
+
+def _shown_headers(allowed: Iterable[str], headers: Any) -> List[Tuple[str, str]]:
+    """The headers an API client gets with this response; the response's own win."""
+    items = headers.items() if isinstance(headers, dict) else headers or []
+    given = [(str(name), str(value)) for name, value in items]
+    names = {name.lower() for name, _ in given}
+    if names & _URL_HEADERS:  # their URLs are links, as the body's are
+        given = [(name, _linked_header(name, value)) for name, value in given]
+    shown = [("Content-Type", "application/json"), ("Vary", "Accept")]
+    if allowed:
+        shown.insert(0, ("Allow", ", ".join(sorted(allowed))))
+    return [(name, value) for name, value in shown if name.lower() not in names] + given
+
+
+def _script_json(data: Any) -> Markup:
+    """Data as JSON for a ``<script type="application/json">`` block: "<", ">" and "&" as
+    ``\\u`` escapes, so no text in it ends the block; keys in their order (a form's fields).
+    A `_Schemas` has it written already."""
+    return getattr(data, "script", None) or jinja2.utils.htmlsafe_json_dumps(
+        data, json.dumps, default=str)
+
+
+def _csrf_token() -> str:
+    """The session's token when Flask-WTF's CSRFProtect guards the app: the page's
+    requests carry it, so writes from the page pass the check."""
+    from flask_wtf.csrf import generate_csrf  # only apps that use Flask-WTF get here
+    return cast(str, generate_csrf())
 
 
 # ---------------------------------------------------------------------------
@@ -1749,29 +1706,6 @@ def _page_headers(html: str) -> Tuple[Tuple[str, str], ...]:
 _NO_PAGE_HEADERS = _page_headers("")  # before a template's first render: no inline code
 
 
-def _script_json(data: Any) -> Markup:
-    """Data as JSON for a ``<script type="application/json">`` block: "<", ">" and "&" as
-    ``\\u`` escapes, so no text in it ends the block; keys in their order (a form's fields).
-    A `_Schemas` has it written already."""
-    return getattr(data, "script", None) or jinja2.utils.htmlsafe_json_dumps(
-        data, json.dumps, default=str)
-
-
-class _Schemas(dict):
-    """What `BrowsableAPIRenderer.get_schemas` found for a rule, with its JSON written once."""
-
-    def __init__(self, schemas: Dict[str, Any]) -> None:
-        super().__init__(schemas)
-        self.script = _script_json(schemas)
-
-
-def _csrf_token() -> str:
-    """The session's token when Flask-WTF's CSRFProtect guards the app: the page's
-    requests carry it, so writes from the page pass the check."""
-    from flask_wtf.csrf import generate_csrf  # only apps that use Flask-WTF get here
-    return cast(str, generate_csrf())
-
-
 # The headers of a JSON response that the page does not show: the page's own, and cookies,
 # whose values a script could then read from the page even when they are HttpOnly.
 _UNSHOWN_HEADERS = frozenset(["content-type", "content-length", "set-cookie"])
@@ -1810,6 +1744,431 @@ def _json_page(response: Response, renderer: BrowsableAPIRenderer,
     response.set_data(_page_bytes(body))
     response.content_type = renderer.content_type
     return _finish_rendered(response, renderer, headers)
+
+
+#: Where the page lists headers added after it was rendered (see `_show_late_headers`).
+_LATE_HEADERS = b"<!--flask-api: late headers-->"
+
+
+def _show_late_headers(response: Response, given: Any) -> None:
+    """Have the page list the headers its response gets once rendered: those of Flask's
+    ``after_request`` hooks (Flask-CORS), or of a decorator around the view (Flask-HTTPAuth's
+    ``WWW-Authenticate``). They are written in as the response is sent, at `_LATE_HEADERS`,
+    unless a hook has compressed the body. Only pages pay for it, not JSON clients."""
+    items = given.items() if isinstance(given, dict) else given or []
+    shown = frozenset(str(name).lower() for name, _ in items)  # the view's own, listed
+    # A partial of plain data pickles, so a cache can keep the page (Flask-Caching); the
+    # cycle it makes through the response ends as the page is sent, which frees it then.
+    response.get_wsgi_response = functools.partial(  # type: ignore[method-assign]
+        _send_page, response, len(response.headers), shown)
+
+
+def _send_page(response: Response, rendered: int, shown: FrozenSet[str],
+               environ: Dict[str, Any]) -> Any:
+    """The page's WSGI response, listing the headers added after its first ``rendered`` that
+    it does not list by name already (a hook's Vary, changed once a session is saved)."""
+    del response.get_wsgi_response  # the class's again: no cycle, and written in once
+    if len(response.headers) > rendered:  # the view's own headers, at least, and maybe others
+        headers = response.headers.to_wsgi_list()
+        listed = shown.union(_UNSHOWN_HEADERS, (name.lower() for name, _ in headers[:rendered]))
+        late = [(name, value) for name, value in headers[rendered:] if name.lower() not in listed]
+        _write_late_headers(response, late)
+        _write_late_challenges(response, late, environ)
+    return response.get_wsgi_response(environ)
+
+
+def _write_late_headers(response: Response, late: List[Tuple[str, str]]) -> None:
+    """Write the ``late`` headers into the page (a stream's: into the part before its
+    items, not yet sent), unless a hook has compressed it."""
+    stream = response.response if isinstance(response.response, _PageStream) else None
+    if (not late or (response.is_streamed and stream is None)
+            or "Content-Encoding" in response.headers):
+        return
+    body = response.get_data() if stream is None else stream.head
+    at = body.rfind(_LATE_HEADERS)
+    if at >= 0:
+        lines = Markup("").join(Markup('<span class="key">{}:</span> {}\n').format(
+            name, _linked_header(name, value) if name.lower() in _URL_HEADERS else value)
+            for name, value in late)
+        body = body[:at] + lines.encode("utf-8") + body[at:]
+        if stream is None:
+            response.set_data(body)
+        else:
+            stream.head = body
+
+
+def _page_bytes(body: str) -> bytes:
+    """The page as UTF-8; a lone surrogate in the data is escaped, as `_render` does."""
+    try:
+        return body.encode("utf-8")
+    except UnicodeEncodeError:
+        return body.encode("utf-8", "backslashreplace")
+
+
+def _wants_index() -> bool:
+    """A GET of the root that no route takes, on an app that keeps the index on."""
+    req = _request._get_current_object()
+    return (req.path == "/" and req.url_rule is None and req.method in ("GET", "HEAD")
+            and _current_app.config.get("BROWSABLE_API_INDEX", True))
+
+
+_INDEX_DOC = "The routes of this app; those without arguments are links."
+
+
+class _RouteIndex:
+    """The page's steps that differ for the index of routes, which has no JSON counterpart:
+    no Content-Type to show, no "View as JSON"."""
+
+    def get_name(self, view: Any, status: int) -> str:
+        return "Routes"
+
+    def get_description(self, view: Any) -> str:
+        return _INDEX_DOC
+
+    def get_headers(self, allowed: List[str], headers: Any) -> List[Tuple[str, str]]:
+        return [("Vary", "Accept")]
+
+    def get_json_url(self, app: Flask, req: Request) -> Optional[str]:
+        return None
+
+
+@functools.lru_cache(maxsize=16)  # one per page renderer class: a few per app
+def _index_renderer(renderer_class: Any) -> BrowsableAPIRenderer:
+    """The app's page renderer (its template, its steps), with the index's steps first."""
+    return cast(BrowsableAPIRenderer, type("RouteIndex", (_RouteIndex, renderer_class), {})())
+
+
+def _index_page(renderer: BrowsableAPIRenderer, media_type: MediaType) -> Response:
+    """The page listing the app's routes, each a link where it takes no arguments."""
+    app, req = _current_app._get_current_object(), _request._get_current_object()
+    index = _index_renderer(cast(Any, type(renderer)))
+    body = index.render_context(index.get_context(_route_index(app, req), HTTP_200_OK, []))
+    response = app.response_class(_page_bytes(body), content_type=renderer.content_type)
+    return _finish_rendered(response, renderer, [], fresh=True)
+
+
+def _route_index(app: Flask, req: Request) -> List[Dict[str, Any]]:
+    """Rule, methods and docstring's first line of each route but static files'."""
+    index = []
+    for described in _described_routes(app).routes:
+        rule = described.rule
+        route = {"rule": rule.rule, "methods": list(described.methods),
+                 "doc": described.doc.partition("\n")[0]}  # type: Dict[str, Any]
+        if not rule.arguments and "GET" in described.methods:
+            route["url"] = req.host_url[:-1] + _href(req.script_root + rule.rule)
+        index.append(route)
+    url = app.config.get("OPENAPI_URL")
+    if url and not any(route["rule"] == url for route in index):  # the document's own
+        index.append({"rule": url, "methods": ["GET"], "doc": _view_doc(_openapi_response),
+                      "url": req.host_url[:-1] + _href(req.script_root + url)})
+        index.sort(key=lambda route: route["rule"])
+    return index
+
+
+# ---------------------------------------------------------------------------
+# Streams: a view's generator, sent as its items come, and shown live on the page
+# ---------------------------------------------------------------------------
+
+class JSONLinesRenderer(BaseRenderer):
+    """JSON Lines: a stream's items a line of JSON each, as they come; a value alone, a line."""
+
+    media_type = "application/jsonl"
+    charset = None
+    format = "jsonl"
+    stream_opening = stream_closing = stream_prefix = stream_separator = ""
+    stream_suffix = "\n"
+    stream_error = "error: {}\n"  # a line no JSON value starts so: not an item, for any reader
+
+    def render(self, data: Any, media_type: MediaType, **options: Any) -> str:
+        """A value alone, a line, as a stream's items are written."""
+        if has_app_context():
+            line = _stream_encoder(_current_app._get_current_object())(data)
+        else:  # a renderer used on its own
+            line = _line_safe(json.dumps(data, ensure_ascii=False))
+        return self.stream_prefix + line + self.stream_suffix
+
+
+# Where a line reader may end a line: what str.splitlines() does that JSON does not escape,
+# and the line ends a JSON writer of the app's own may put between tokens.
+_LINE_ENDS = re.compile("[\n\r\x85\u2028\u2029]")
+_LINE_SAFE = {0x0A: " ", 0x0D: " ", 0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
+def _line_safe(text: str) -> str:
+    """JSON text on one line for every line reader: U+2028, U+2029 and U+0085, which JSON
+    lets stand in strings, escaped; a newline, which valid JSON only has between tokens, a
+    space."""
+    return text.translate(_LINE_SAFE) if _LINE_ENDS.search(text) else text
+
+
+class NDJSONRenderer(JSONLinesRenderer):
+    """JSON Lines under its older name, for clients that ask for it."""
+
+    media_type = "application/x-ndjson"
+    format = "ndjson"
+
+
+#: The id of the event that ends a stream (`ServerSentEvent.END`) or reports its error: a
+#: request whose Last-Event-ID is this one, an EventSource's reconnection, gets a 204.
+_END_ID = "flask-api:end"
+
+
+class EventStreamRenderer(JSONLinesRenderer):
+    """Server-sent events: a stream's items an event each, its data a line of JSON."""
+
+    media_type = "text/event-stream"
+    format = "sse"
+    stream_prefix, stream_suffix = "data: ", "\n\n"
+    # Not "error", which EventSource hands to its onerror with its own connection errors; the
+    # id, as `ServerSentEvent.END`'s, has EventSource's reconnection answered with a 204.
+    stream_error = "data: {}\nevent: stream-error\nid: " + _END_ID + "\n\n"
+    response_headers = (("Cache-Control", "no-cache"),)  # a proxy's cached events are stale
+
+
+# A view's stream: a generator (or any other iterator) of JSON values, sent as they come;
+# one of str or bytes is Flask's own, sent as Flask sends it (see `FlaskAPI._stream`).
+# The formats it is offered in, JSON's array first: what a client that names none gets.
+_STREAM_RENDERERS = (JSONRenderer, JSONLinesRenderer, NDJSONRenderer, EventStreamRenderer)
+_STREAM_HEADERS = (("X-Accel-Buffering", "no"),)  # nginx: pass each item on as it comes
+_NO_ITEM = object()
+_ITERATOR = collections.abc.Iterator
+_RAW_ITEMS = (str, bytes, bytearray)  # what Flask's own streams are made of
+_RESERVED_EVENTS = frozenset(["stream-end", "stream-error"])  # the stream's own
+
+
+class ServerSentEvent:
+    """A stream's item with a server-sent event's own fields: in server-sent events, its
+    ``data`` (any JSON value) goes with its ``event`` (type), ``id`` (what a client sends back
+    as Last-Event-ID when it reconnects) and ``retry`` (the reconnection delay in ms); the
+    other formats write its data alone. ``ServerSentEvent.END`` ends a stream for good.
+
+    What the standard cannot carry is refused here, not sent broken: an ``id`` or ``event``
+    with a line end, an ``id`` with NUL, a ``retry`` that is no whole number of 0 or more.
+    """
+
+    __slots__ = ("data", "event", "id", "retry", "_fields")
+    #: The id of `END` (and of the event that ends a stream with an error), reserved: a
+    #: request whose Last-Event-ID is this one gets an empty 204 before the view's
+    #: generator runs, which is how the standard tells EventSource to stop reconnecting.
+    END_ID = _END_ID
+    END: typing.ClassVar["ServerSentEvent"]  # yield it last: in server-sent events, the end said
+
+    def __init__(self, data: Any, id: Any = None, event: Optional[str] = None,
+                 retry: Optional[int] = None) -> None:
+        self.data, self.retry = data, retry
+        self.id = None if id is None else _event_field("id", id, "\r\n\0")
+        self.event = None if event is None else _event_field("event", event, "\r\n")
+        if self.id == _END_ID or self.event in _RESERVED_EVENTS:
+            raise ValueError("{!r} is reserved for the events that end a stream: yield "
+                             "ServerSentEvent.END to end one".format(id or event))
+        if retry is not None and (type(retry) is not int or retry < 0):
+            raise ValueError("retry is a delay in milliseconds, a whole number of 0 or more, "
+                             "not {!r}".format(retry))
+        self._fields = "".join("\n{}: {}".format(name, value) for name, value in (
+            ("event", self.event), ("id", self.id), ("retry", retry)) if value is not None)
+
+    def __repr__(self) -> str:
+        if self is ServerSentEvent.END:
+            return "ServerSentEvent.END"
+        fields = "".join(", {}={!r}".format(name, getattr(self, name))
+                         for name in ("id", "event", "retry") if getattr(self, name) is not None)
+        return "ServerSentEvent({!r}{})".format(self.data, fields)
+
+
+def _event_field(name: str, value: Any, refused: str) -> str:
+    """An event's field as text, or a ValueError for what it cannot carry."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise TypeError("a ServerSentEvent's {} is text or a number, not {!r}".format(
+            name, value))
+    text = str(value)
+    if any(character in text for character in refused):
+        raise ValueError("a ServerSentEvent's {} cannot hold {}: {!r}".format(
+            name, " or ".join(repr(character) for character in refused), text))
+    text.encode("utf-8")  # a lone surrogate, which no byte can carry: UnicodeEncodeError
+    return text
+
+
+def _end_event() -> ServerSentEvent:
+    """`ServerSentEvent.END`, made past the constructor's refusal of its reserved fields."""
+    end = ServerSentEvent(None)
+    end.event, end.id = "stream-end", _END_ID
+    end._fields = "\nevent: stream-end\nid: " + _END_ID
+    return end
+
+
+ServerSentEvent.END = _end_event()
+
+
+class _StreamEnd(Exception):
+    """`ServerSentEvent.END` met: the stream is over, after ``text``, its event's (in
+    server-sent events; nothing in the other formats)."""
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__(text)
+        self.text = text
+
+
+def _event_data(item: Any) -> Any:
+    """A stream item's JSON value: an event's data; `ServerSentEvent.END`, the end."""
+    if not isinstance(item, ServerSentEvent):
+        return item
+    if item is ServerSentEvent.END:
+        raise _StreamEnd()
+    return item.data
+
+
+@functools.lru_cache(maxsize=64)
+def _with_events(default: Any) -> Any:
+    """The app's JSON ``default``, which also writes a `ServerSentEvent` as its data: JSON
+    meets one only where it has no type for it, so other items pay nothing for events."""
+    return lambda value: (_event_data(value) if isinstance(value, ServerSentEvent)
+                          else default(value))
+
+
+def _event_writer(encode: Any) -> Any:
+    """Server-sent events' items: an event's data, then its own fields; any other, its JSON."""
+    def write(item: Any) -> str:
+        if not isinstance(item, ServerSentEvent):
+            return encode(item)
+        text = encode(item.data) + item._fields  # type: str
+        if item is ServerSentEvent.END:
+            raise _StreamEnd(text)
+        return text
+    return write
+
+
+def _is_raw(first: Any, headers: Any) -> bool:
+    """Whether a view's stream is Flask's own: its first item text or bytes, or no item and
+    a Content-Type of the view's. A stream of JSON values cannot have a Content-Type of the
+    view's, which its negotiated format would replace: that is refused, before it is sent."""
+    if isinstance(first, _RAW_ITEMS):
+        return True
+    named = headers is not None and "Content-Type" in Headers(headers)
+    if named and first is not _NO_ITEM:
+        raise TypeError("A stream of JSON values is sent as the client asks (JSON, JSON Lines "
+                        "or server-sent events), in a Content-Type of its own, but the view "
+                        "names one: leave it out, or yield str or bytes to send your own "
+                        "format, as Flask does (the first item was {}).".format(
+                            type(first).__name__))
+    return named
+
+
+def _rejoined(first: Any, items: Any) -> Any:
+    """The items again, the ``first`` already taken included; closing it closes them. It
+    is started here, so that a close before the server reads it closes them too (a HEAD)."""
+    def rejoined() -> Any:
+        try:
+            yield None
+            if first is not _NO_ITEM:
+                yield first
+                yield from items
+        finally:
+            _close(items)
+    body = rejoined()
+    next(body)
+    return body
+
+
+def _close(items: Any) -> None:
+    close = getattr(items, "close", None)
+    if close is not None:
+        close()
+
+
+@functools.lru_cache(maxsize=64)
+def _stream_offer(renderers: Tuple[BaseRenderer, ...]) -> Tuple[BaseRenderer, ...]:
+    """A stream's formats, and the page if the view's renderers have it."""
+    pages = [renderer for renderer in renderers if isinstance(renderer, BrowsableAPIRenderer)]
+    return _resolve(_STREAM_RENDERERS, "renderers") + tuple(pages[:1])
+
+
+def _stream_encoder(app: Flask) -> Any:
+    """Each item's JSON on one line, as the app's JSON settings write it (``ensure_ascii``
+    and ``sort_keys`` included), without the app's context, which is gone by the time a
+    stream is read (unless the view used ``stream_with_context``)."""
+    provider = getattr(app, "json", None)  # Flask 2.2+
+    if type(provider) is DefaultJSONProvider:
+        ascii_only = bool(provider.ensure_ascii)  # ASCII JSON has no line end to escape
+        try:
+            return _item_encoder(_with_events(provider.default), provider.sort_keys,
+                                 ascii_only, not ascii_only)
+        except TypeError:  # an unhashable default: no cached encoder
+            pass
+    if provider is None:  # Flask 1.1 to 2.1: its settings, JSON_AS_ASCII and JSON_SORT_KEYS
+        dumps = functools.partial(flask_json.dumps, app=app)
+    else:
+        dumps = provider.dumps
+    return lambda item: _line_safe(dumps(_event_data(item)))
+
+
+def _streamed(first: Any, items: Any, renderer: Any, encode: Any, app: Flask,
+              where: str) -> Any:
+    """The body of a stream: its items' JSON in the renderer's framing, as they come, the
+    ``first`` already made. It yields None first, once the first item is written: until
+    then, an error is the request's (an item that is no JSON, a 500). After it, an error
+    ends the stream as the format can tell it, and is logged. `ServerSentEvent.END` ends it
+    (said so in server-sent events), and nothing after it is read. The items are closed
+    however it ends: a client gone closes it too."""
+    prefix, suffix = renderer.stream_prefix, renderer.stream_suffix
+    before = renderer.stream_separator + prefix
+    try:
+        head = renderer.stream_opening
+        try:
+            if first is not _NO_ITEM:
+                head += prefix + encode(first) + suffix
+        except _StreamEnd as end:  # the first item is the end: no more are read
+            head, first = head + (end.text and prefix + end.text + suffix), _NO_ITEM
+        yield None
+        try:
+            if head:
+                yield head.encode("utf-8", "backslashreplace")
+            for text in map(encode, items if first is not _NO_ITEM else ()):
+                yield (before + text + suffix).encode("utf-8", "backslashreplace")
+        except _StreamEnd as end:
+            if end.text:
+                yield (before + end.text + suffix).encode("utf-8", "backslashreplace")
+        except Exception as exc:
+            app.logger.error("Exception in the stream of %s", where, exc_info=exc)
+            if renderer.stream_error is not None:
+                yield renderer.stream_error.format(_stream_error(exc)).encode()
+            return
+        if renderer.stream_closing:
+            yield renderer.stream_closing.encode()
+    finally:
+        _close(items)
+
+
+# Where a WSGI server hands the app its client's socket: gunicorn's workers, werkzeug's server.
+_SERVER_SOCKETS = ("gunicorn.socket", "werkzeug.socket")
+
+
+def _bound_unread(response: Response, environ: Dict[str, Any], app: Flask) -> Response:
+    """``STREAM_WRITE_TIMEOUT`` (seconds), where the server hands over its client's socket,
+    as the socket's timeout while the stream is sent: a write its client leaves unread that
+    long fails as a write to a client gone does, which closes the stream and frees the
+    worker or thread. The socket's own timeout is back once the stream is closed."""
+    seconds = app.config.get("STREAM_WRITE_TIMEOUT")
+    sock = next(filter(None, map(environ.get, _SERVER_SOCKETS)), None)
+    if seconds is not None and sock is not None:
+        response.call_on_close(functools.partial(_set_timeout, sock, sock.gettimeout()))
+        sock.settimeout(seconds)
+    return response
+
+
+def _set_timeout(sock: Any, seconds: Optional[float]) -> None:
+    with contextlib.suppress(OSError):  # a socket the server has closed already
+        sock.settimeout(seconds)
+
+
+def _stream_error(exc: Exception) -> str:
+    """The ``{"detail": ...}`` of an error in a stream: an API or HTTP error's own, else
+    that of a 500, which tells the client nothing of the server's insides."""
+    if isinstance(exc, APIException):
+        detail = exc.detail
+    else:
+        error = exc if isinstance(exc, HTTPException) else default_exceptions[500]()
+        detail = error.description
+    return _line_safe(json.dumps({"detail": detail}, ensure_ascii=False, default=str))
 
 
 #: The media types of a stream of JSON items, which the page shows as they arrive.
@@ -2140,124 +2499,9 @@ def _ending(count: int, size: int, last_id: Optional[str], detail: Optional[str]
         said, count, "item" if count == 1 else "items", size, "byte" if size == 1 else "bytes")
 
 
-#: Where the page lists headers added after it was rendered (see `_show_late_headers`).
-_LATE_HEADERS = b"<!--flask-api: late headers-->"
-
-
-def _show_late_headers(response: Response, given: Any) -> None:
-    """Have the page list the headers its response gets once rendered: those of Flask's
-    ``after_request`` hooks (Flask-CORS), or of a decorator around the view (Flask-HTTPAuth's
-    ``WWW-Authenticate``). They are written in as the response is sent, at `_LATE_HEADERS`,
-    unless a hook has compressed the body. Only pages pay for it, not JSON clients."""
-    items = given.items() if isinstance(given, dict) else given or []
-    shown = frozenset(str(name).lower() for name, _ in items)  # the view's own, listed
-    # A partial of plain data pickles, so a cache can keep the page (Flask-Caching); the
-    # cycle it makes through the response ends as the page is sent, which frees it then.
-    response.get_wsgi_response = functools.partial(  # type: ignore[method-assign]
-        _send_page, response, len(response.headers), shown)
-
-
-def _send_page(response: Response, rendered: int, shown: FrozenSet[str],
-               environ: Dict[str, Any]) -> Any:
-    """The page's WSGI response, listing the headers added after its first ``rendered`` that
-    it does not list by name already (a hook's Vary, changed once a session is saved)."""
-    del response.get_wsgi_response  # the class's again: no cycle, and written in once
-    if len(response.headers) > rendered:  # the view's own headers, at least, and maybe others
-        headers = response.headers.to_wsgi_list()
-        listed = shown.union(_UNSHOWN_HEADERS, (name.lower() for name, _ in headers[:rendered]))
-        late = [(name, value) for name, value in headers[rendered:] if name.lower() not in listed]
-        _write_late_headers(response, late)
-        _write_late_challenges(response, late, environ)
-    return response.get_wsgi_response(environ)
-
-
-def _write_late_headers(response: Response, late: List[Tuple[str, str]]) -> None:
-    """Write the ``late`` headers into the page (a stream's: into the part before its
-    items, not yet sent), unless a hook has compressed it."""
-    stream = response.response if isinstance(response.response, _PageStream) else None
-    if (not late or (response.is_streamed and stream is None)
-            or "Content-Encoding" in response.headers):
-        return
-    body = response.get_data() if stream is None else stream.head
-    at = body.rfind(_LATE_HEADERS)
-    if at >= 0:
-        lines = Markup("").join(Markup('<span class="key">{}:</span> {}\n').format(
-            name, _linked_header(name, value) if name.lower() in _URL_HEADERS else value)
-            for name, value in late)
-        body = body[:at] + lines.encode("utf-8") + body[at:]
-        if stream is None:
-            response.set_data(body)
-        else:
-            stream.head = body
-
-
-def _page_bytes(body: str) -> bytes:
-    """The page as UTF-8; a lone surrogate in the data is escaped, as `_render` does."""
-    try:
-        return body.encode("utf-8")
-    except UnicodeEncodeError:
-        return body.encode("utf-8", "backslashreplace")
-
-
-def _wants_index() -> bool:
-    """A GET of the root that no route takes, on an app that keeps the index on."""
-    req = _request._get_current_object()
-    return (req.path == "/" and req.url_rule is None and req.method in ("GET", "HEAD")
-            and _current_app.config.get("BROWSABLE_API_INDEX", True))
-
-
-_INDEX_DOC = "The routes of this app; those without arguments are links."
-
-
-class _RouteIndex:
-    """The page's steps that differ for the index of routes, which has no JSON counterpart:
-    no Content-Type to show, no "View as JSON"."""
-
-    def get_name(self, view: Any, status: int) -> str:
-        return "Routes"
-
-    def get_description(self, view: Any) -> str:
-        return _INDEX_DOC
-
-    def get_headers(self, allowed: List[str], headers: Any) -> List[Tuple[str, str]]:
-        return [("Vary", "Accept")]
-
-    def get_json_url(self, app: Flask, req: Request) -> Optional[str]:
-        return None
-
-
-@functools.lru_cache(maxsize=16)  # one per page renderer class: a few per app
-def _index_renderer(renderer_class: Any) -> BrowsableAPIRenderer:
-    """The app's page renderer (its template, its steps), with the index's steps first."""
-    return cast(BrowsableAPIRenderer, type("RouteIndex", (_RouteIndex, renderer_class), {})())
-
-
-def _index_page(renderer: BrowsableAPIRenderer, media_type: MediaType) -> Response:
-    """The page listing the app's routes, each a link where it takes no arguments."""
-    app, req = _current_app._get_current_object(), _request._get_current_object()
-    index = _index_renderer(cast(Any, type(renderer)))
-    body = index.render_context(index.get_context(_route_index(app, req), HTTP_200_OK, []))
-    response = app.response_class(_page_bytes(body), content_type=renderer.content_type)
-    return _finish_rendered(response, renderer, [], fresh=True)
-
-
-def _route_index(app: Flask, req: Request) -> List[Dict[str, Any]]:
-    """Rule, methods and docstring's first line of each route but static files'."""
-    index = []
-    for described in _described_routes(app).routes:
-        rule = described.rule
-        route = {"rule": rule.rule, "methods": list(described.methods),
-                 "doc": described.doc.partition("\n")[0]}  # type: Dict[str, Any]
-        if not rule.arguments and "GET" in described.methods:
-            route["url"] = req.host_url[:-1] + _href(req.script_root + rule.rule)
-        index.append(route)
-    url = app.config.get("OPENAPI_URL")
-    if url and not any(route["rule"] == url for route in index):  # the document's own
-        index.append({"rule": url, "methods": ["GET"], "doc": _view_doc(_openapi_response),
-                      "url": req.host_url[:-1] + _href(req.script_root + url)})
-        index.sort(key=lambda route: route["rule"])
-    return index
-
+# ---------------------------------------------------------------------------
+# The application and the decorators
+# ---------------------------------------------------------------------------
 
 #: What an app that names none parses and renders: FlaskAPI's config, BrowsableAPI, the page's
 #: plain forms and Flask-API 3.x's APISettings all read them here. JSON first: a client that
@@ -2265,109 +2509,8 @@ def _route_index(app: Flask, req: Request) -> List[Dict[str, Any]]:
 _DEFAULT_PARSERS = (JSONParser, URLEncodedParser, MultiPartParser)
 _DEFAULT_RENDERERS = (JSONRenderer, BrowsableAPIRenderer)
 
-# ---------------------------------------------------------------------------
-# Plain forms: the page's methods without JavaScript, and the middleware
-# ---------------------------------------------------------------------------
-
-# The page's plain forms, without JavaScript: a same-origin urlencoded POST from a browser (it
-# accepts ``text/html``) with a ``_method`` field becomes that method before routing, and
-# ``_content`` / ``_content_type`` become its body. A request from another site passes through
-# untouched: no foreign form can use this. Neither can an API client's form by chance.
-_OVERRIDE_METHODS = frozenset(["POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
-_OVERRIDE_MAX_BODY = 1024 * 1024
-
-
-def _wants_page(environ: Dict[str, Any]) -> bool:
-    """True if the request's Accept negotiates the page before JSON, as a browser's does
-    (not one that names ``text/html;q=0``)."""
-    renderers = _resolve(_DEFAULT_RENDERERS, "renderers")
-    found = _negotiate.function(environ.get("HTTP_ACCEPT", ""), None, renderers)
-    return found is not None and isinstance(found[0], BrowsableAPIRenderer)
-
-
-def _same_origin(environ: Dict[str, Any]) -> bool:
-    if environ.get("HTTP_SEC_FETCH_SITE", "none") not in ("same-origin", "none"):
-        return False
-    origin = environ.get("HTTP_ORIGIN")
-    return origin is None or _netloc(urlsplit(origin).netloc) == _netloc(
-        environ.get("HTTP_HOST", ""))
-
-
-def _see_other_for_no_content(app: Flask, environ: Dict[str, Any], start_response: Any) -> Any:
-    """A plain form answered without a body would leave the browser on an empty document:
-    send it to the page again, or after a DELETE (its URL is gone) to the parent's page."""
-    method = environ["REQUEST_METHOD"]
-
-    def wrapped(status: str, headers: List[Tuple[str, str]], exc_info: Any = None) -> Any:
-        if _without_body(status, headers):
-            url = _parent_href(app, environ) if method == "DELETE" else get_current_url(environ)
-            headers = [(name, value) for name, value in headers if name.lower() != "location"]
-            status, headers = "303 See Other", headers + [("Location", url)]
-        return start_response(status, headers, exc_info)
-    return wrapped
-
-
-def _without_body(status: str, headers: List[Tuple[str, str]]) -> bool:
-    """A 204 or 205, or a 200 of length 0 (``return "", 200``)."""
-    return status[:3] in ("204", "205") or status[:3] == "200" and any(
-        name.lower() == "content-length" and value.strip() == "0" for name, value in headers)
-
-
-def _netloc(netloc: str) -> str:
-    return re.sub(r":(80|443)$", "", netloc.lower())
-
-
-def _apply_override(environ: Dict[str, Any]) -> bool:
-    try:
-        length = int(environ.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        return False
-    if not 0 < length <= _OVERRIDE_MAX_BODY:
-        return False
-    body = environ["wsgi.input"].read(length)
-    environ["wsgi.input"] = io.BytesIO(body)
-    fields = dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
-    method = fields.get("_method", "").upper()
-    if method not in _OVERRIDE_METHODS:
-        return False
-    if fields.get("csrf_token") and "HTTP_X_CSRFTOKEN" not in environ:
-        environ["HTTP_X_CSRFTOKEN"] = fields["csrf_token"]  # Flask-WTF reads it there too
-    content_type = fields.get("_content_type") or "application/json"
-    content = fields.get("_content", "").encode("utf-8")
-    if content_type.startswith("multipart/form-data"):
-        from werkzeug.test import encode_multipart  # only this rare path needs it
-        pairs = parse_qsl(content.decode("utf-8"), keep_blank_values=True)
-        boundary, content = encode_multipart(MultiDict(pairs))
-        content_type = "multipart/form-data; boundary=" + boundary
-    environ.pop("wsgi.input_terminated", None)
-    environ.update({"REQUEST_METHOD": method, "CONTENT_TYPE": content_type,
-                    "CONTENT_LENGTH": str(len(content)), "wsgi.input": io.BytesIO(content)})
-    return True
-
-
-# ---------------------------------------------------------------------------
-# The application and the decorators
-# ---------------------------------------------------------------------------
 
 _SAFE_METHODS = frozenset(["GET", "HEAD", "OPTIONS", "TRACE"])
-
-
-class _Middleware:
-    """WSGI middleware: reads chunked bodies through a `_ReadGuard`, and lets the
-    browsable page's plain HTML form send any method (`_apply_override`)."""
-
-    def __init__(self, wsgi_app: Any, app: Flask, guard_reads: bool = True) -> None:
-        self.wsgi_app, self.app = wsgi_app, app
-        self.guard_reads = guard_reads  # False: request bodies read as the app reads them
-
-    def __call__(self, environ: Dict[str, Any], start_response: Any) -> Any:
-        if "HTTP_TRANSFER_ENCODING" in environ and self.guard_reads:  # chunked, even with a length
-            environ["wsgi.input"] = _ReadGuard(environ["wsgi.input"])
-        if (environ.get("REQUEST_METHOD") == "POST" and _same_origin(environ) and
-                environ.get("CONTENT_TYPE", "").startswith("application/x-www-form-urlencoded")
-                and _wants_page(environ) and _apply_override(environ)):
-            start_response = _see_other_for_no_content(self.app, environ, start_response)
-        return self.wsgi_app(environ, start_response)
 
 
 def _split_result(rv: Any) -> Tuple[Any, Any, Any]:
@@ -2403,252 +2546,6 @@ def _by_code(exc: APIException) -> HTTPException:
     error.code = exc.status_code
     error.api_exception = exc  # type: ignore[attr-defined]
     return error
-
-
-# A view's stream: a generator (or any other iterator) of JSON values, sent as they come;
-# one of str or bytes is Flask's own, sent as Flask sends it (see `FlaskAPI._stream`).
-# The formats it is offered in, JSON's array first: what a client that names none gets.
-_STREAM_RENDERERS = (JSONRenderer, JSONLinesRenderer, NDJSONRenderer, EventStreamRenderer)
-_STREAM_HEADERS = (("X-Accel-Buffering", "no"),)  # nginx: pass each item on as it comes
-_NO_ITEM = object()
-_ITERATOR = collections.abc.Iterator
-_RAW_ITEMS = (str, bytes, bytearray)  # what Flask's own streams are made of
-_RESERVED_EVENTS = frozenset(["stream-end", "stream-error"])  # the stream's own
-
-
-class ServerSentEvent:
-    """A stream's item with a server-sent event's own fields: in server-sent events, its
-    ``data`` (any JSON value) goes with its ``event`` (type), ``id`` (what a client sends back
-    as Last-Event-ID when it reconnects) and ``retry`` (the reconnection delay in ms); the
-    other formats write its data alone. ``ServerSentEvent.END`` ends a stream for good.
-
-    What the standard cannot carry is refused here, not sent broken: an ``id`` or ``event``
-    with a line end, an ``id`` with NUL, a ``retry`` that is no whole number of 0 or more.
-    """
-
-    __slots__ = ("data", "event", "id", "retry", "_fields")
-    #: The id of `END` (and of the event that ends a stream with an error), reserved: a
-    #: request whose Last-Event-ID is this one gets an empty 204 before the view's
-    #: generator runs, which is how the standard tells EventSource to stop reconnecting.
-    END_ID = _END_ID
-    END: typing.ClassVar["ServerSentEvent"]  # yield it last: in server-sent events, the end said
-
-    def __init__(self, data: Any, id: Any = None, event: Optional[str] = None,
-                 retry: Optional[int] = None) -> None:
-        self.data, self.retry = data, retry
-        self.id = None if id is None else _event_field("id", id, "\r\n\0")
-        self.event = None if event is None else _event_field("event", event, "\r\n")
-        if self.id == _END_ID or self.event in _RESERVED_EVENTS:
-            raise ValueError("{!r} is reserved for the events that end a stream: yield "
-                             "ServerSentEvent.END to end one".format(id or event))
-        if retry is not None and (type(retry) is not int or retry < 0):
-            raise ValueError("retry is a delay in milliseconds, a whole number of 0 or more, "
-                             "not {!r}".format(retry))
-        self._fields = "".join("\n{}: {}".format(name, value) for name, value in (
-            ("event", self.event), ("id", self.id), ("retry", retry)) if value is not None)
-
-    def __repr__(self) -> str:
-        if self is ServerSentEvent.END:
-            return "ServerSentEvent.END"
-        fields = "".join(", {}={!r}".format(name, getattr(self, name))
-                         for name in ("id", "event", "retry") if getattr(self, name) is not None)
-        return "ServerSentEvent({!r}{})".format(self.data, fields)
-
-
-def _event_field(name: str, value: Any, refused: str) -> str:
-    """An event's field as text, or a ValueError for what it cannot carry."""
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise TypeError("a ServerSentEvent's {} is text or a number, not {!r}".format(
-            name, value))
-    text = str(value)
-    if any(character in text for character in refused):
-        raise ValueError("a ServerSentEvent's {} cannot hold {}: {!r}".format(
-            name, " or ".join(repr(character) for character in refused), text))
-    text.encode("utf-8")  # a lone surrogate, which no byte can carry: UnicodeEncodeError
-    return text
-
-
-def _end_event() -> ServerSentEvent:
-    """`ServerSentEvent.END`, made past the constructor's refusal of its reserved fields."""
-    end = ServerSentEvent(None)
-    end.event, end.id = "stream-end", _END_ID
-    end._fields = "\nevent: stream-end\nid: " + _END_ID
-    return end
-
-
-ServerSentEvent.END = _end_event()
-
-
-class _StreamEnd(Exception):
-    """`ServerSentEvent.END` met: the stream is over, after ``text``, its event's (in
-    server-sent events; nothing in the other formats)."""
-
-    def __init__(self, text: str = "") -> None:
-        super().__init__(text)
-        self.text = text
-
-
-def _event_data(item: Any) -> Any:
-    """A stream item's JSON value: an event's data; `ServerSentEvent.END`, the end."""
-    if not isinstance(item, ServerSentEvent):
-        return item
-    if item is ServerSentEvent.END:
-        raise _StreamEnd()
-    return item.data
-
-
-@functools.lru_cache(maxsize=64)
-def _with_events(default: Any) -> Any:
-    """The app's JSON ``default``, which also writes a `ServerSentEvent` as its data: JSON
-    meets one only where it has no type for it, so other items pay nothing for events."""
-    return lambda value: (_event_data(value) if isinstance(value, ServerSentEvent)
-                          else default(value))
-
-
-def _event_writer(encode: Any) -> Any:
-    """Server-sent events' items: an event's data, then its own fields; any other, its JSON."""
-    def write(item: Any) -> str:
-        if not isinstance(item, ServerSentEvent):
-            return encode(item)
-        text = encode(item.data) + item._fields  # type: str
-        if item is ServerSentEvent.END:
-            raise _StreamEnd(text)
-        return text
-    return write
-
-
-def _is_raw(first: Any, headers: Any) -> bool:
-    """Whether a view's stream is Flask's own: its first item text or bytes, or no item and
-    a Content-Type of the view's. A stream of JSON values cannot have a Content-Type of the
-    view's, which its negotiated format would replace: that is refused, before it is sent."""
-    if isinstance(first, _RAW_ITEMS):
-        return True
-    named = headers is not None and "Content-Type" in Headers(headers)
-    if named and first is not _NO_ITEM:
-        raise TypeError("A stream of JSON values is sent as the client asks (JSON, JSON Lines "
-                        "or server-sent events), in a Content-Type of its own, but the view "
-                        "names one: leave it out, or yield str or bytes to send your own "
-                        "format, as Flask does (the first item was {}).".format(
-                            type(first).__name__))
-    return named
-
-
-def _rejoined(first: Any, items: Any) -> Any:
-    """The items again, the ``first`` already taken included; closing it closes them. It
-    is started here, so that a close before the server reads it closes them too (a HEAD)."""
-    def rejoined() -> Any:
-        try:
-            yield None
-            if first is not _NO_ITEM:
-                yield first
-                yield from items
-        finally:
-            _close(items)
-    body = rejoined()
-    next(body)
-    return body
-
-
-def _close(items: Any) -> None:
-    close = getattr(items, "close", None)
-    if close is not None:
-        close()
-
-
-@functools.lru_cache(maxsize=64)
-def _stream_offer(renderers: Tuple[BaseRenderer, ...]) -> Tuple[BaseRenderer, ...]:
-    """A stream's formats, and the page if the view's renderers have it."""
-    pages = [renderer for renderer in renderers if isinstance(renderer, BrowsableAPIRenderer)]
-    return _resolve(_STREAM_RENDERERS, "renderers") + tuple(pages[:1])
-
-
-def _stream_encoder(app: Flask) -> Any:
-    """Each item's JSON on one line, as the app's JSON settings write it (``ensure_ascii``
-    and ``sort_keys`` included), without the app's context, which is gone by the time a
-    stream is read (unless the view used ``stream_with_context``)."""
-    provider = getattr(app, "json", None)  # Flask 2.2+
-    if type(provider) is DefaultJSONProvider:
-        ascii_only = bool(provider.ensure_ascii)  # ASCII JSON has no line end to escape
-        try:
-            return _item_encoder(_with_events(provider.default), provider.sort_keys,
-                                 ascii_only, not ascii_only)
-        except TypeError:  # an unhashable default: no cached encoder
-            pass
-    if provider is None:  # Flask 1.1 to 2.1: its settings, JSON_AS_ASCII and JSON_SORT_KEYS
-        dumps = functools.partial(flask_json.dumps, app=app)
-    else:
-        dumps = provider.dumps
-    return lambda item: _line_safe(dumps(_event_data(item)))
-
-
-def _streamed(first: Any, items: Any, renderer: Any, encode: Any, app: Flask,
-              where: str) -> Any:
-    """The body of a stream: its items' JSON in the renderer's framing, as they come, the
-    ``first`` already made. It yields None first, once the first item is written: until
-    then, an error is the request's (an item that is no JSON, a 500). After it, an error
-    ends the stream as the format can tell it, and is logged. `ServerSentEvent.END` ends it
-    (said so in server-sent events), and nothing after it is read. The items are closed
-    however it ends: a client gone closes it too."""
-    prefix, suffix = renderer.stream_prefix, renderer.stream_suffix
-    before = renderer.stream_separator + prefix
-    try:
-        head = renderer.stream_opening
-        try:
-            if first is not _NO_ITEM:
-                head += prefix + encode(first) + suffix
-        except _StreamEnd as end:  # the first item is the end: no more are read
-            head, first = head + (end.text and prefix + end.text + suffix), _NO_ITEM
-        yield None
-        try:
-            if head:
-                yield head.encode("utf-8", "backslashreplace")
-            for text in map(encode, items if first is not _NO_ITEM else ()):
-                yield (before + text + suffix).encode("utf-8", "backslashreplace")
-        except _StreamEnd as end:
-            if end.text:
-                yield (before + end.text + suffix).encode("utf-8", "backslashreplace")
-        except Exception as exc:
-            app.logger.error("Exception in the stream of %s", where, exc_info=exc)
-            if renderer.stream_error is not None:
-                yield renderer.stream_error.format(_stream_error(exc)).encode()
-            return
-        if renderer.stream_closing:
-            yield renderer.stream_closing.encode()
-    finally:
-        _close(items)
-
-
-# Where a WSGI server hands the app its client's socket: gunicorn's workers, werkzeug's server.
-_SERVER_SOCKETS = ("gunicorn.socket", "werkzeug.socket")
-
-
-def _bound_unread(response: Response, environ: Dict[str, Any], app: Flask) -> Response:
-    """``STREAM_WRITE_TIMEOUT`` (seconds), where the server hands over its client's socket,
-    as the socket's timeout while the stream is sent: a write its client leaves unread that
-    long fails as a write to a client gone does, which closes the stream and frees the
-    worker or thread. The socket's own timeout is back once the stream is closed."""
-    seconds = app.config.get("STREAM_WRITE_TIMEOUT")
-    sock = next(filter(None, map(environ.get, _SERVER_SOCKETS)), None)
-    if seconds is not None and sock is not None:
-        response.call_on_close(functools.partial(_set_timeout, sock, sock.gettimeout()))
-        sock.settimeout(seconds)
-    return response
-
-
-def _set_timeout(sock: Any, seconds: Optional[float]) -> None:
-    with contextlib.suppress(OSError):  # a socket the server has closed already
-        sock.settimeout(seconds)
-
-
-def _stream_error(exc: Exception) -> str:
-    """The ``{"detail": ...}`` of an error in a stream: an API or HTTP error's own, else
-    that of a 500, which tells the client nothing of the server's insides."""
-    if isinstance(exc, APIException):
-        detail = exc.detail
-    else:
-        error = exc if isinstance(exc, HTTPException) else default_exceptions[500]()
-        detail = error.description
-    return _line_safe(json.dumps({"detail": detail}, ensure_ascii=False, default=str))
 
 
 class FlaskAPI(Flask):
@@ -2874,6 +2771,104 @@ def set_parsers(*parsers: Any) -> Any:
 def set_renderers(*renderers: Any) -> Any:
     """Decorator: the renderers for one view, as classes, or one list of them."""
     return _per_view("renderer_classes", renderers)
+
+
+# ---------------------------------------------------------------------------
+# Plain forms: the page's methods without JavaScript, and the middleware
+# ---------------------------------------------------------------------------
+
+# The page's plain forms, without JavaScript: a same-origin urlencoded POST from a browser (it
+# accepts ``text/html``) with a ``_method`` field becomes that method before routing, and
+# ``_content`` / ``_content_type`` become its body. A request from another site passes through
+# untouched: no foreign form can use this. Neither can an API client's form by chance.
+_OVERRIDE_METHODS = frozenset(["POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+_OVERRIDE_MAX_BODY = 1024 * 1024
+
+
+def _wants_page(environ: Dict[str, Any]) -> bool:
+    """True if the request's Accept negotiates the page before JSON, as a browser's does
+    (not one that names ``text/html;q=0``)."""
+    renderers = _resolve(_DEFAULT_RENDERERS, "renderers")
+    found = _negotiate.function(environ.get("HTTP_ACCEPT", ""), None, renderers)
+    return found is not None and isinstance(found[0], BrowsableAPIRenderer)
+
+
+def _same_origin(environ: Dict[str, Any]) -> bool:
+    if environ.get("HTTP_SEC_FETCH_SITE", "none") not in ("same-origin", "none"):
+        return False
+    origin = environ.get("HTTP_ORIGIN")
+    return origin is None or _netloc(urlsplit(origin).netloc) == _netloc(
+        environ.get("HTTP_HOST", ""))
+
+
+def _see_other_for_no_content(app: Flask, environ: Dict[str, Any], start_response: Any) -> Any:
+    """A plain form answered without a body would leave the browser on an empty document:
+    send it to the page again, or after a DELETE (its URL is gone) to the parent's page."""
+    method = environ["REQUEST_METHOD"]
+
+    def wrapped(status: str, headers: List[Tuple[str, str]], exc_info: Any = None) -> Any:
+        if _without_body(status, headers):
+            url = _parent_href(app, environ) if method == "DELETE" else get_current_url(environ)
+            headers = [(name, value) for name, value in headers if name.lower() != "location"]
+            status, headers = "303 See Other", headers + [("Location", url)]
+        return start_response(status, headers, exc_info)
+    return wrapped
+
+
+def _without_body(status: str, headers: List[Tuple[str, str]]) -> bool:
+    """A 204 or 205, or a 200 of length 0 (``return "", 200``)."""
+    return status[:3] in ("204", "205") or status[:3] == "200" and any(
+        name.lower() == "content-length" and value.strip() == "0" for name, value in headers)
+
+
+def _netloc(netloc: str) -> str:
+    return re.sub(r":(80|443)$", "", netloc.lower())
+
+
+def _apply_override(environ: Dict[str, Any]) -> bool:
+    try:
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return False
+    if not 0 < length <= _OVERRIDE_MAX_BODY:
+        return False
+    body = environ["wsgi.input"].read(length)
+    environ["wsgi.input"] = io.BytesIO(body)
+    fields = dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
+    method = fields.get("_method", "").upper()
+    if method not in _OVERRIDE_METHODS:
+        return False
+    if fields.get("csrf_token") and "HTTP_X_CSRFTOKEN" not in environ:
+        environ["HTTP_X_CSRFTOKEN"] = fields["csrf_token"]  # Flask-WTF reads it there too
+    content_type = fields.get("_content_type") or "application/json"
+    content = fields.get("_content", "").encode("utf-8")
+    if content_type.startswith("multipart/form-data"):
+        from werkzeug.test import encode_multipart  # only this rare path needs it
+        pairs = parse_qsl(content.decode("utf-8"), keep_blank_values=True)
+        boundary, content = encode_multipart(MultiDict(pairs))
+        content_type = "multipart/form-data; boundary=" + boundary
+    environ.pop("wsgi.input_terminated", None)
+    environ.update({"REQUEST_METHOD": method, "CONTENT_TYPE": content_type,
+                    "CONTENT_LENGTH": str(len(content)), "wsgi.input": io.BytesIO(content)})
+    return True
+
+
+class _Middleware:
+    """WSGI middleware: reads chunked bodies through a `_ReadGuard`, and lets the
+    browsable page's plain HTML form send any method (`_apply_override`)."""
+
+    def __init__(self, wsgi_app: Any, app: Flask, guard_reads: bool = True) -> None:
+        self.wsgi_app, self.app = wsgi_app, app
+        self.guard_reads = guard_reads  # False: request bodies read as the app reads them
+
+    def __call__(self, environ: Dict[str, Any], start_response: Any) -> Any:
+        if "HTTP_TRANSFER_ENCODING" in environ and self.guard_reads:  # chunked, even with a length
+            environ["wsgi.input"] = _ReadGuard(environ["wsgi.input"])
+        if (environ.get("REQUEST_METHOD") == "POST" and _same_origin(environ) and
+                environ.get("CONTENT_TYPE", "").startswith("application/x-www-form-urlencoded")
+                and _wants_page(environ) and _apply_override(environ)):
+            start_response = _see_other_for_no_content(self.app, environ, start_response)
+        return self.wsgi_app(environ, start_response)
 
 
 # ---------------------------------------------------------------------------
@@ -3496,6 +3491,58 @@ def _schema_3_1(schema: Dict[str, Any]) -> Dict[str, Any]:
     return schema
 
 
+def _target(ref: str, document: Any) -> Any:
+    """What a local ``$ref`` ("#/components/schemas/Pet") points at in the document."""
+    target = document
+    try:
+        for part in ref[2:].split("/"):
+            part = part.replace("~1", "/").replace("~0", "~")
+            target = target[int(part)] if isinstance(target, list) else target[part]
+    except (LookupError, TypeError, ValueError):
+        raise _Unreadable("refers to {}, which the document does not have".format(
+            ref if len(ref) <= 100 else ref[:99] + "\u2026")) from None
+    return target
+
+
+def set_openapi(fragment: Dict[str, Any]) -> Any:
+    """Decorator: merge an OpenAPI fragment into the document's operations for this view.
+
+    Keys named by a method (``"post"``) go into that method's operation only; a None
+    value removes what the document had there. On a ``MethodView``, decorate the class
+    or one of its methods. Setting the view's ``openapi`` attribute does the same.
+    """
+    def decorator(view: Any) -> Any:
+        view.openapi = fragment
+        return view
+    return decorator
+
+
+def _is_document_request(app: Flask, req: Request) -> bool:
+    """A GET of ``OPENAPI_URL`` that no route of the app takes (but one with a slash added,
+    ``/<key>/``). The document has no route of its own, so that it never takes a URL the app
+    wants, nor shows in the app's rules (which its own OpenAPI library would then document)."""
+    url = app.config.get("OPENAPI_URL")
+    return (bool(url) and req.path == url and req.method in ("GET", "HEAD")
+            and isinstance(req.routing_exception, (_NotFound, routing.RequestRedirect)))
+
+
+def _openapi_response(app: Flask) -> Response:
+    """This app's OpenAPI document, as JSON; browsers get the page, as for any JSON."""
+    return app.response_class(json.dumps(openapi_document(app), default=str),  # a fragment's
+                              mimetype="application/json")  # date, as its text
+
+
+def _add_openapi_command(app: Flask) -> None:
+    """Serve the document at ``OPENAPI_URL`` (None: nowhere), read on each request that no
+    route takes, and print it with ``flask openapi``."""
+    app.config.setdefault("OPENAPI_URL", "/openapi.json")
+    if "openapi" not in app.cli.commands:
+        @app.cli.command("openapi")
+        def print_openapi() -> None:
+            """Print the app's OpenAPI document."""
+            click.echo(json.dumps(openapi_document(app), indent=2, default=str))
+
+
 # ---------------------------------------------------------------------------
 # The form from the schema: a request body's fields, from the document, for the page
 # ---------------------------------------------------------------------------
@@ -3605,56 +3652,12 @@ def _kind_below(kind: str, key: str) -> str:
     return "data" if key in _DATA_KEYS else "names" if key in _SCHEMA_MAPS else "schema"
 
 
-def _target(ref: str, document: Any) -> Any:
-    """What a local ``$ref`` ("#/components/schemas/Pet") points at in the document."""
-    target = document
-    try:
-        for part in ref[2:].split("/"):
-            part = part.replace("~1", "/").replace("~0", "~")
-            target = target[int(part)] if isinstance(target, list) else target[part]
-    except (LookupError, TypeError, ValueError):
-        raise _Unreadable("refers to {}, which the document does not have".format(
-            ref if len(ref) <= 100 else ref[:99] + "\u2026")) from None
-    return target
+class _Schemas(dict):
+    """What `BrowsableAPIRenderer.get_schemas` found for a rule, with its JSON written once."""
 
-
-def set_openapi(fragment: Dict[str, Any]) -> Any:
-    """Decorator: merge an OpenAPI fragment into the document's operations for this view.
-
-    Keys named by a method (``"post"``) go into that method's operation only; a None
-    value removes what the document had there. On a ``MethodView``, decorate the class
-    or one of its methods. Setting the view's ``openapi`` attribute does the same.
-    """
-    def decorator(view: Any) -> Any:
-        view.openapi = fragment
-        return view
-    return decorator
-
-
-def _is_document_request(app: Flask, req: Request) -> bool:
-    """A GET of ``OPENAPI_URL`` that no route of the app takes (but one with a slash added,
-    ``/<key>/``). The document has no route of its own, so that it never takes a URL the app
-    wants, nor shows in the app's rules (which its own OpenAPI library would then document)."""
-    url = app.config.get("OPENAPI_URL")
-    return (bool(url) and req.path == url and req.method in ("GET", "HEAD")
-            and isinstance(req.routing_exception, (_NotFound, routing.RequestRedirect)))
-
-
-def _openapi_response(app: Flask) -> Response:
-    """This app's OpenAPI document, as JSON; browsers get the page, as for any JSON."""
-    return app.response_class(json.dumps(openapi_document(app), default=str),  # a fragment's
-                              mimetype="application/json")  # date, as its text
-
-
-def _add_openapi_command(app: Flask) -> None:
-    """Serve the document at ``OPENAPI_URL`` (None: nowhere), read on each request that no
-    route takes, and print it with ``flask openapi``."""
-    app.config.setdefault("OPENAPI_URL", "/openapi.json")
-    if "openapi" not in app.cli.commands:
-        @app.cli.command("openapi")
-        def print_openapi() -> None:
-            """Print the app's OpenAPI document."""
-            click.echo(json.dumps(openapi_document(app), indent=2, default=str))
+    def __init__(self, schemas: Dict[str, Any]) -> None:
+        super().__init__(schemas)
+        self.script = _script_json(schemas)
 
 
 # ---------------------------------------------------------------------------
