@@ -1,6 +1,7 @@
 """flask_api: a browsable web API for Flask, in one file.
 
-The file, part by part, each under a banner comment of its name:
+The file, part by part, lowest level first, each under a banner comment of its name that
+says what outside code may call in it:
 
     Status codes          HTTP_200_OK and the rest, is_success() and friends
     Exceptions            APIException, and one class per error: {"detail": ...}
@@ -9,19 +10,33 @@ The file, part by part, each under a banner comment of its name:
     Renderers             response bodies by Accept: JSON (through app.json), HTML
     Request and response  APIRequest (request.data, the negotiation memo), APIResponse
     The app's routes      one description of the routes, for the index, page and OpenAPI
-    The browsable page    (request, response, data) in, the page's context and response out
-    The application       FlaskAPI, the page's form override, set_parsers/set_renderers
+    The page's body ...   the data as the page shows it (a big body a line an item), its links
+    The page's context    BrowsableAPIRenderer: (request, response, data) in, what it shows out
+    The page's responses  its template and CSP, a JSON response as the page, late headers, index
+    Streams               a view's generator sent as its items come: JSON, JSON Lines, NDJSON or
+                          server-sent events (ServerSentEvent), and its page, shown live
+    The application       FlaskAPI, set_parsers/set_renderers
+    Plain forms           the page's forms send any method without JavaScript: the middleware
     Any Flask app         BrowsableAPI(app): the page for any Flask app's JSON
     The OpenAPI document  /openapi.json, built from the routes' description
+    The form from ...     a request body's schema, from the document, for the page's form
     Signing in            what the API asks for (its schemes, a 401's challenges), for the page
     Flask-API 3.x ...     names and sub-modules kept only for code written for 3.x
-    (the page template)   _PAGE, last: its markup, style and script, each a raw string
+    The page template     _PAGE, last: its markup, style and script, each a raw string. The
+                          script's sections, as a reader meets the page (its table has more):
+                          state; request headers; requests; coming back; the query form; the
+                          response panel; the body as data, as a tree; the form tab; the form
+                          from the schema; copy as curl; a stream, live; start
 
 Where to start: a renderer or parser of your own subclasses BaseRenderer or BaseParser
 and goes in DEFAULT_RENDERERS / DEFAULT_PARSERS or @set_renderers / @set_parsers; what
 the page shows is BrowsableAPIRenderer.get_context; its look is _PAGE_STYLE and its
 tools _PAGE_SCRIPT, or a template of yours (``template`` on a subclass, or
-BROWSABLE_API_TEMPLATE).
+BROWSABLE_API_TEMPLATE). Where a new feature of this file goes: a renderer in Renderers (in
+Streams if it frames a stream); a new step of the page a get_* method of BrowsableAPIRenderer
+(The page's context), its helpers in the page's sections; a new tool of the page a section of
+the script, in the order a reader meets it, with its markup; their tests in test_all.py's
+class of the same name (README, Development).
 
 Views return lists and dicts; content negotiation renders them as JSON for API
 clients and as a browsable HTML page for people::
@@ -128,6 +143,8 @@ except ImportError:  # pragma: no cover - exercised by the no-markdown matrix ru
 # ---------------------------------------------------------------------------
 # Status codes
 # ---------------------------------------------------------------------------
+# Public: every HTTP_* constant, is_informational(), is_success(), is_redirect(),
+# is_client_error() and is_server_error(), also as flask_api.status. All that follows reads them.
 
 HTTP_100_CONTINUE = 100
 HTTP_101_SWITCHING_PROTOCOLS = 101
@@ -223,6 +240,8 @@ def is_server_error(code: int) -> bool:
 # ---------------------------------------------------------------------------
 # Exceptions
 # ---------------------------------------------------------------------------
+# Public: APIException and one subclass per error, raised by views and by flask_api alike;
+# each renders as {"detail": ...} with its status_code (see FlaskAPI.handle_api_exception).
 
 class APIException(Exception):
     """An error that renders as ``{"detail": ...}`` with its ``status_code``."""
@@ -300,6 +319,9 @@ class Throttled(APIException):
 # ---------------------------------------------------------------------------
 # Media types and content negotiation
 # ---------------------------------------------------------------------------
+# Public: MediaType. Called from outside this section through: _select_renderer (APIRequest,
+# FlaskAPI, BrowsableAPI), _select_parser (APIRequest), _negotiate (BrowsableAPI's middleware,
+# the plain forms), _media_type, and _accepted and _unimplemented (the base classes, 3.x).
 
 class MediaType:
     """A parsed media type such as ``application/json; indent=4``."""
@@ -537,6 +559,8 @@ def _select_renderer(renderers: Tuple[Any, ...], environ: Dict[str, Any],
 # ---------------------------------------------------------------------------
 # Parsers
 # ---------------------------------------------------------------------------
+# Public: BaseParser, JSONParser, URLEncodedParser, MultiPartParser. APIRequest calls a
+# parser's parse(stream, media_type, **options) and reads its flags (streaming, handles_...).
 
 class BaseParser:
     """Turns a request body into data; subclasses set ``media_type`` and ``parse``.
@@ -635,6 +659,10 @@ class MultiPartParser(_FormParser):
 # ---------------------------------------------------------------------------
 # Renderers
 # ---------------------------------------------------------------------------
+# Public: BaseRenderer, JSONRenderer, HTMLRenderer (a stream's renderers are in Streams, the
+# page's in The page's context). Called from outside this section through: _json_dumps and
+# _json_loads, how every part writes and reads JSON by the app's settings; _item_encoder
+# (the page's big bodies, a stream's items).
 
 class BaseRenderer:
     """Turns data into a response body; subclasses set ``media_type`` and ``render``.
@@ -771,6 +799,9 @@ def _json_loads(text: str, **kwargs: Any) -> Any:
 # ---------------------------------------------------------------------------
 # Request and response
 # ---------------------------------------------------------------------------
+# Public: APIRequest, APIResponse. Called from outside this section through: _render and
+# _finish_rendered (every path that renders), _resolve (classes to instances), _status_line,
+# _phrase, _status_code and _DATA (FlaskAPI), and _ReadGuard (the middleware).
 
 @functools.lru_cache(maxsize=256)
 def _resolve(items: Tuple[Any, ...], setting: str) -> Tuple[Any, ...]:
@@ -1076,6 +1107,9 @@ def _status_code(status: Any) -> int:
 # ---------------------------------------------------------------------------
 # The app's routes: one description, read by the route index, the page and OpenAPI
 # ---------------------------------------------------------------------------
+# Called from outside this section through: _described_routes (the route index, the form's
+# schemas, the OpenAPI document, the sign-in), _allowed_methods, _view_for, _rule_for,
+# _view_name and _view_doc (the page, OPTIONS), _url_adapter and _routes (the breadcrumbs).
 
 class _Route(typing.NamedTuple):
     """What one URL rule of the app offers."""
@@ -1212,6 +1246,10 @@ def _routes(adapter: Any, path: str) -> bool:
 # ---------------------------------------------------------------------------
 # The page's body and links: the data as the page shows it, its URLs as links
 # ---------------------------------------------------------------------------
+# Called from outside this section only by the page's context, BrowsableAPIRenderer's steps
+# (_page_json, _linked_body, _markdown, _href, _breadcrumbs, _format_url, _relations,
+# _linked_header), and by the late headers (_linked_header, _URL_HEADERS, _href), the plain
+# forms (_parent_href) and the sign-in (_SAFE_TARGET).
 
 #: A body with a list or object of more items than this is big: on its page each item of
 #: a list or object of more than `_ITEMS_A_LINE` items is one compact line (see `_indented`).
@@ -1480,8 +1518,9 @@ def _relations(headers: Any) -> List[Tuple[str, str]]:
 # ---------------------------------------------------------------------------
 # The page's context: (request, response, data) in, all the template shows out
 # ---------------------------------------------------------------------------
-# Called from outside this section only through: BrowsableAPIRenderer (render, get_context),
-# _as_page (a response made by any view, as the page), _show_late_headers and _parent_href.
+# Public: BrowsableAPIRenderer, whose render, render_context, get_context and each of its
+# steps (get_name, get_headers, ...: a subclass may override any) are called from outside, as
+# is response_headers; and _script_json (the JSON blocks of the schema form and the sign-in).
 
 class BrowsableAPIRenderer(BaseRenderer):
     """The HTML page a browser gets: the response, with forms to send more requests.
@@ -1665,6 +1704,10 @@ def _csrf_token() -> str:
 # ---------------------------------------------------------------------------
 # The page's responses: the template and its CSP, a response as the page, the index
 # ---------------------------------------------------------------------------
+# Called from outside this section through: _as_page (a response any view made, as the page:
+# FlaskAPI, BrowsableAPI), _show_late_headers (_finish_rendered), _page_bytes and
+# _UNSHOWN_HEADERS (a stream's page); _page, _compiled, _page_headers and _NO_PAGE_HEADERS
+# (BrowsableAPIRenderer's template and headers).
 
 @functools.lru_cache(maxsize=None)
 def _page() -> Any:
@@ -1868,6 +1911,12 @@ def _route_index(app: Flask, req: Request) -> List[Dict[str, Any]]:
 # ---------------------------------------------------------------------------
 # Streams: a view's generator, sent as its items come, and shown live on the page
 # ---------------------------------------------------------------------------
+# Public: JSONLinesRenderer, NDJSONRenderer, EventStreamRenderer, ServerSentEvent. Called from
+# outside this section through: FlaskAPI._stream (_stream_offer, _stream_encoder,
+# _event_writer, _streamed, _is_raw, _rejoined, _close, _bound_unread, _stream_page, _END_ID,
+# _NO_ITEM), _as_page (_stream_page), the page's context (_STREAM_KEY, _STREAM_FORMATS), the
+# late headers (_PageStream), the OpenAPI document (_STREAM_RENDERERS, _STREAM_TYPES), the
+# template (_STREAM_ITEMS) and _item_encoder (_LINE_ENDS, _LINE_SAFE).
 
 class JSONLinesRenderer(BaseRenderer):
     """JSON Lines: a stream's items a line of JSON each, as they come; a value alone, a line."""
@@ -2502,6 +2551,8 @@ def _ending(count: int, size: int, last_id: Optional[str], detail: Optional[str]
 # ---------------------------------------------------------------------------
 # The application and the decorators
 # ---------------------------------------------------------------------------
+# Public: FlaskAPI, set_parsers, set_renderers. _DEFAULT_PARSERS and _DEFAULT_RENDERERS are
+# read by BrowsableAPI, the plain forms and the 3.x APISettings too.
 
 #: What an app that names none parses and renders: FlaskAPI's config, BrowsableAPI, the page's
 #: plain forms and Flask-API 3.x's APISettings all read them here. JSON first: a client that
@@ -2776,6 +2827,8 @@ def set_renderers(*renderers: Any) -> Any:
 # ---------------------------------------------------------------------------
 # Plain forms: the page's methods without JavaScript, and the middleware
 # ---------------------------------------------------------------------------
+# Called from outside this section only through: _Middleware, which FlaskAPI and BrowsableAPI
+# put around their WSGI app.
 
 # The page's plain forms, without JavaScript: a same-origin urlencoded POST from a browser (it
 # accepts ``text/html``) with a ``_method`` field becomes that method before routing, and
@@ -2874,6 +2927,7 @@ class _Middleware:
 # ---------------------------------------------------------------------------
 # Any Flask app: BrowsableAPI(app)
 # ---------------------------------------------------------------------------
+# Public: BrowsableAPI (and its init_app). Nothing else here is called from outside.
 
 class BrowsableAPI:
     """The browsable page for the JSON responses of any Flask app: ``BrowsableAPI(app)``,
@@ -2949,6 +3003,10 @@ class _BrowsableMiddleware(_Middleware):
 # ---------------------------------------------------------------------------
 # The OpenAPI document
 # ---------------------------------------------------------------------------
+# Public: openapi_document(app), set_openapi (and FlaskAPI.openapi). Called from outside this
+# section through: _is_document_request, _openapi_response and _add_openapi_command (FlaskAPI,
+# BrowsableAPI), _BODY_METHODS (the page's context), and _built, _path, _target and
+# _Unreadable (the schema form and the sign-in read the document).
 
 _BODY_METHODS = frozenset(["POST", "PUT", "PATCH"])
 _BODIED_METHODS = _BODY_METHODS | {"QUERY"}  # the document's: a QUERY's body is its query
@@ -3546,6 +3604,8 @@ def _add_openapi_command(app: Flask) -> None:
 # ---------------------------------------------------------------------------
 # The form from the schema: a request body's fields, from the document, for the page
 # ---------------------------------------------------------------------------
+# Called from outside this section only through: BrowsableAPIRenderer.get_schemas
+# (_operation_schemas, _Schemas), and _DEEPEST_REF (the sign-in's bound).
 
 #: A request body's schema that the page's form is built from has at most this many parts
 #: (each key and each array item counts, an enum's values too) and nests objects and arrays
@@ -4029,6 +4089,8 @@ def _write_late_challenges(response: Response, late: List[Tuple[str, str]],
 # ---------------------------------------------------------------------------
 # Flask-API 3.x compatibility: names and sub-modules kept only for code written for 3.x
 # ---------------------------------------------------------------------------
+# Public: parse_accept_header, BaseNegotiation, DefaultNegotiation, APISettings (FlaskAPI
+# keeps one), default_settings, and the sub-modules flask_api.status, .exceptions, ....
 
 def parse_accept_header(accept: str) -> List[Set[MediaType]]:
     """An Accept header as sets of media types, the most specific set first (Flask-API 3.x).
@@ -4118,12 +4180,14 @@ request_module = _namespace("request", ["APIRequest"])  # ``request`` is Flask's
 # ---------------------------------------------------------------------------
 # The page template: its markup, style and script, each a raw string
 # ---------------------------------------------------------------------------
-# Autoescaped however the app's Jinja is configured; no request leaves this host: the
-# style and script are inline.
+# Called from outside this section only through: _PAGE, which _page() compiles, and whose
+# blocks a template of the app's may extend. Autoescaped however the app's Jinja is
+# configured; no request leaves this host: the style and script are inline.
 
 #: The page's markup. Its style and script are strings of their own, below, put in where their
 #: blocks hold a placeholder (see `_PAGE`), as the mark of `_LATE_HEADERS` is. What the script
 #: needs to know of the exchange is in the response panel's data attributes, not in its text.
+# language=Jinja2
 _PAGE_MARKUP = r"""{% autoescape true %}<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -4223,6 +4287,7 @@ arrive, <a href="#api-items">below it</a>; or
 </html>
 {% endautoescape %}"""
 
+# language=CSS
 _PAGE_STYLE = r"""
 :root { --bg: #fff; --fg: #1c2330; --muted: #5a6474; --line: #d9dee6; --panel: #f4f6f9;
   --accent: #0a5cc2; --ok: #137a39; --err: #b3261e; --mark: #fff1a8; --edge: #7f8896; }
@@ -4350,13 +4415,30 @@ label.required::after { content: " *" / ""; color: var(--err); }
 .stream-end.error { color: var(--err); }
 """
 
+# language=JavaScript
 _PAGE_SCRIPT = r"""
 // The page's tools, which its plain links and forms work without: one scope, no globals; the
 // functions in the order a reader meets the page, then start(), which runs as the page loads.
+//
+// Its sections, in that order, each under a banner that says what it owns:
+//   The script's state, and a DOM builder   state, the one object it keeps; el(), counted()
+//   Request headers     the headers panel: headers kept for this tab, checked, added, removed
+//   (Signing in)        its place: after the headers it sets (the section comes with #40)
+//   Requests            send() and what calls it: links, the request form, navigation
+//   Coming back         reloads, Back and Forward, pages another site sent the user to
+//   The query form      this URL's parameters, edited and sent as a GET
+//   The response panel  a response shown: request line, status, headers, body; timing, focus
+//   The body as data    the body's JSON as nodes that lose nothing (parseJSON, writeJSON)
+//   The body as a tree  the JSON tree: fold, unfold, filter, links, copy
+//   The form tab        the request form's fields from the body, and the raw box
+//   The form from the schema   the fields the app's OpenAPI document describes, and checks
+//   Copy as curl        the curl command of the response shown, and of each form's request
+//   A stream, live      a stream's items as they arrive: read, drawn, stopped, resumed
+//   Start               enhance() builds every tool; start() listens; handOver() (the tests)
 (function () {
 "use strict";
 
-// ---- The script's state, and a DOM builder ----
+// ---- The script's state, and a DOM builder: what it keeps, and how it makes elements ----
 
 // What the script keeps between events; all else it reads from the page as it needs it.
 const state = {
@@ -6051,7 +6133,7 @@ function schemaRequest(root, partial) {
   return request;
 }
 
-// ---- Copy as curl ----
+// ---- Copy as curl: the command for the response shown, and for each form's request ----
 
 const JSON_WANTED = {"Accept": "application/json"};  // what curl asks for: the API's JSON
 
@@ -6127,7 +6209,7 @@ function responseCurl() {
     panelHeaders(shown.stream ? {"Accept": shown.stream} : JSON_WANTED), sent.body, sent.type);
 }
 
-// ---- A stream, live ----
+// ---- A stream, live: a stream's items read as they arrive, drawn, stopped and resumed ----
 // A stream's page comes as the stream does, in one response (so the view runs once): the
 // page, then each item as a <li> the server escaped (cut past a size), then how the stream
 // ended. The script takes each item as the browser parses it and removes it, so the document
@@ -6563,7 +6645,7 @@ function streamDone(stream, ended) {
   if (stream.list.isConnected) announce(stream.line.textContent);
 }
 
-// ---- Start ----
+// ---- Start: build the tools into each page shown, listen, and hand the tests their parts ----
 
 // Build every tool into this page; again after each page swap (`fetched`: a stream's page's
 // fetch, whose items are still to come: see streamLive).
