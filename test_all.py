@@ -83,7 +83,8 @@ from tools.postgres import Postgres
 
 # ---------------------------------------------------------------------------
 # Shared fixtures and helpers: apps, the notes app and the Flask test client
-# Every section below uses these; each is defined once, here.
+# What more than one section uses is defined once, in these shared parts; a
+# section's own fixtures and helpers open that section, before its class.
 # ---------------------------------------------------------------------------
 
 @pytest.fixture
@@ -376,6 +377,10 @@ CROSS_SITE_HEADERS = [
     {"Origin": "http://localhost", "Sec-Fetch-Site": "cross-site"},
 ]
 
+
+# ---------------------------------------------------------------------------
+# Plain forms
+# ---------------------------------------------------------------------------
 
 def _csrf_notes_app():
     """The notes app behind Flask-WTF's CSRFProtect."""
@@ -798,6 +803,10 @@ def _http(port, method, path, note=None):
     return resp.status, json.loads(data.decode("utf-8")) if data else None
 
 
+# ---------------------------------------------------------------------------
+# Notes app: on gunicorn
+# ---------------------------------------------------------------------------
+
 def _gunicorn(tmp_path, name, env, workers=2):
     """notes_app under gunicorn with ``workers`` workers of 4 threads: (process, port)."""
     log = str(tmp_path / (name + ".log"))
@@ -828,6 +837,10 @@ def _read(path):
     with open(path) as text:
         return text.read()
 
+
+# ---------------------------------------------------------------------------
+# Request and response
+# ---------------------------------------------------------------------------
 
 def _raw_request(port, head, body):
     """Send bytes over a real socket and return the status code and body."""
@@ -882,7 +895,6 @@ def postgres():
 
 # ---------------------------------------------------------------------------
 # Status codes
-# A constant for every code, and is_success() and friends at exact boundaries.
 # ---------------------------------------------------------------------------
 
 STATUS_CODES = [
@@ -892,6 +904,10 @@ STATUS_CODES = [
     418, 421, 422, 423, 424, 425, 426, 428, 429, 431, 451,
     500, 501, 502, 503, 504, 505, 506, 507, 508, 509, 510, 511,
 ]
+
+
+class TestStatusCodes:
+    """A constant for every code, and is_success() and friends at exact boundaries."""
 
 
 def test_status_has_a_constant_for_every_code_named_after_it():
@@ -919,7 +935,6 @@ def test_status_class_checks_have_exact_boundaries(check, inside, outside):
 
 # ---------------------------------------------------------------------------
 # Exceptions
-# Each APIException renders as {"detail": ...} with its status code.
 # ---------------------------------------------------------------------------
 
 API_EXCEPTIONS = [
@@ -927,6 +942,10 @@ API_EXCEPTIONS = [
     (PermissionDenied, 403), (NotFound, 404), (MethodNotAllowed, 405), (NotAcceptable, 406),
     (UnsupportedMediaType, 415), (Throttled, 429),
 ]
+
+
+class TestExceptions:
+    """Each error as {"detail": ...} with its status, and headers where it has some."""
 
 
 @pytest.mark.parametrize("exc_class, code", API_EXCEPTIONS)
@@ -1001,11 +1020,9 @@ def test_not_acceptable_renders_with_first_renderer_as_406(app, client, testing,
     assert _json(response) == {"detail": NotAcceptable.detail}
 
 
-# ---------------------------------------------------------------------------
-# Media types and content negotiation
-# Which renderer answers, from Accept, ?format= and the media types' parameters;
-# MediaType itself.
-# ---------------------------------------------------------------------------
+class TestNegotiation:
+    """Accept by quality, specificity and server order; ?format=; caches bounded in bytes."""
+
 
 @pytest.mark.parametrize("accept, content_type", [
     (None, JSON_TYPE),
@@ -1061,6 +1078,10 @@ def test_accept_with_indent_param_renders_indented_json_clamped_0_to_8(app, clie
     assert response.headers["Content-Type"] == JSON_TYPE
     assert response.data == body
 
+
+# ---------------------------------------------------------------------------
+# Media types and content negotiation
+# ---------------------------------------------------------------------------
 
 class VersionedJSONRenderer(JSONRenderer):
     """JSON for clients that ask for api-version 1.0: the payload is wrapped."""
@@ -1382,10 +1403,9 @@ def test_a_huge_content_type_is_a_415_not_a_cache_entry(app, client):
     assert response.status_code == 415 and "detail" in _json(response)
 
 
-# ---------------------------------------------------------------------------
-# Parsers
-# Which bodies a view accepts, and what request.data, .form and .files hold, as parsers decide.
-# ---------------------------------------------------------------------------
+class TestParsers:
+    """Request bodies by Content-Type, per view or app."""
+
 
 @pytest.mark.parametrize("decorator", [
     set_parsers(JSONParser), set_parsers([JSONParser]), set_parsers("flask_api.JSONParser")],
@@ -1448,6 +1468,10 @@ def test_parsers_work_on_their_own_outside_any_request(media_type):
         flask_api.MultiPartParser().parse(io.BytesIO(b"x"), "multipart/form-data")
 
 
+# ---------------------------------------------------------------------------
+# Parsers
+# ---------------------------------------------------------------------------
+
 class LazyParser(BaseParser):
     media_type = "text/plain"
 
@@ -1460,10 +1484,9 @@ def test_parser_without_parse_raises_not_implemented_naming_the_class(app, clien
         client.post("/", data="x", content_type="text/plain")
 
 
-# ---------------------------------------------------------------------------
-# Renderers: the JSON renderer, and renderers per view
-# What a view's renderers send; the JSON renderer writes what the app's JSON settings say.
-# ---------------------------------------------------------------------------
+class TestRenderers:
+    """JSON by the app's JSON settings, HTML passed through, renderers per view."""
+
 
 def test_view_with_only_json_renderer_sends_json_to_browsers(app, client):
     @app.route("/")
@@ -1517,6 +1540,10 @@ def test_view_with_only_html_renderer_still_renders_its_errors(
     assert response.headers["Content-Type"] == HTML_TYPE
     assert detail in response.data.decode("utf-8")
 
+
+# ---------------------------------------------------------------------------
+# Renderers
+# ---------------------------------------------------------------------------
 
 class UpperTextParser(BaseParser):
     """text/plain bodies, upper-cased (shows the parse() signature in use)."""
@@ -1749,8 +1776,7 @@ def test_a_charset_goes_on_content_type_for_text_types_only(app, client, media_t
 
 
 # ---------------------------------------------------------------------------
-# The browsable page: title and description from the view
-# The view's docstring, as Markdown where it is installed.
+# The page's context
 # ---------------------------------------------------------------------------
 
 def _widget_views(app, style):
@@ -1766,6 +1792,10 @@ def _widget_views(app, style):
             def get(self):
                 return {"widgets": []}
         app.add_url_rule("/widgets/", view_func=ListWidgetsView.as_view("widgets"))
+
+
+class TestPageContext:
+    """What the page shows: title, description, request, status, headers, forms, errors."""
 
 
 @pytest.mark.parametrize("style", ["function", "methodview"])
@@ -1842,10 +1872,9 @@ def test_a_docstring_is_cut_at_a_line_of_three_dashes_where_openapi_yaml_begins(
     assert options["description"] == "Things.\n\nMore about things."
 
 
-# ---------------------------------------------------------------------------
-# The browsable page: breadcrumbs, request line, status, headers and body
-# What the page shows of the exchange: every header once, linked where it is a URL.
-# ---------------------------------------------------------------------------
+class TestPageBodyAndLinks:
+    """The body as the page shows it, links on this site; in Chromium, the JSON tree."""
+
 
 @pytest.mark.parametrize("path, crumbs", [
     ("/", [("Home", "/")]),
@@ -1939,6 +1968,10 @@ def test_the_page_for_head_has_the_headers_of_the_page_for_get(notes_client):
     assert head.data == b"" and head.headers == get.headers
 
 
+# ---------------------------------------------------------------------------
+# The page's responses
+# ---------------------------------------------------------------------------
+
 def _late_header_app(flask_class):
     """A view behind Flask-HTTPAuth (its decorator adds WWW-Authenticate to the response
     the view's 401 makes), on an app with Flask-CORS and an after_request hook of its own."""
@@ -1961,6 +1994,10 @@ def _late_header_app(flask_class):
     if flask_class is Flask:
         BrowsableAPI(app)
     return app
+
+
+class TestPageResponses:
+    """The template, its CSP, JSON responses as the page, late headers, the route index."""
 
 
 @pytest.mark.parametrize("flask_class", [FlaskAPI, Flask], ids=["FlaskAPI", "BrowsableAPI"])
@@ -2019,7 +2056,7 @@ def test_a_page_is_freed_once_sent_not_kept_until_the_garbage_collector_runs(mad
 
 
 # ---------------------------------------------------------------------------
-# The browsable page: links built from the request path stay on this site
+# The page's body and links
 # ---------------------------------------------------------------------------
 
 # (url, environ overrides): a "//" path goes through PATH_INFO, since the test client would
@@ -2075,10 +2112,6 @@ def test_page_under_a_path_prefix_keeps_it_in_links_and_request_line(notes_clien
     assert buttons == {"GET": "/api/1/?verbose=1",
                        "View as JSON": "/api/1/?verbose=1&format=json"}
 
-
-# ---------------------------------------------------------------------------
-# The browsable page: controls for the allowed methods
-# ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("path, buttons", [
     ("/", {"OPTIONS", "POST"}),
@@ -2158,10 +2191,6 @@ def test_the_page_of_a_post_only_view_offers_its_form_with_the_csrf_token(flask_
                                 "text/html; charset=utf-8")
 
 
-# ---------------------------------------------------------------------------
-# The browsable page: errors
-# ---------------------------------------------------------------------------
-
 @pytest.mark.parametrize("method, path, body, code, shown", [
     ("GET", "/nope/", None, 404, "HTTP 404 Not Found"),
     ("GET", "/99/", None, 404, "This resource does not exist."),
@@ -2177,10 +2206,6 @@ def test_page_renders_errors_with_their_status(notes_client, method, path, body,
     assert shown in page.response_text
     assert "detail" in page.body_json
 
-
-# ---------------------------------------------------------------------------
-# The browsable page: hostile data is shown as text, never markup
-# ---------------------------------------------------------------------------
 
 def _assert_shown_as_text(page, texts):
     """Each text reads literally, and makes no markup: in the body's <pre> only "<", ">"
@@ -2237,11 +2262,6 @@ def test_page_escapes_hostile_response_headers(app, client):
     assert "X-<img src=x onerror=alert(1)>: \"><script>alert(1)</script>" in page.response_text
     assert "X-Quote: ' onmouseover='alert(1)" in page.response_text
 
-
-# ---------------------------------------------------------------------------
-# The browsable page: self-contained UTF-8 HTML under a strict CSP
-# Nothing loaded from elsewhere, no inline code but its own by hash, no framing.
-# ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("path", ["/", "/1/", "/nope/"])
 def test_page_is_utf8_html_that_loads_nothing_from_elsewhere(notes_client, path):
@@ -2311,11 +2331,6 @@ def test_page_may_not_be_framed_by_other_sites_but_json_is_untouched(notes_clien
     assert "Content-Security-Policy" not in as_json.headers
 
 
-# ---------------------------------------------------------------------------
-# The browsable page: customisation
-# Template blocks, a template named in config, branding.
-# ---------------------------------------------------------------------------
-
 class _AcmeRenderer(BrowsableAPIRenderer):
     template = "{% extends base %}{% block branding %}ACME API{% endblock %}"
 
@@ -2383,11 +2398,6 @@ def test_page_template_named_in_config_extends_the_base_page(tmp_path):
     assert page.body_json == {"gizmos": 1}
 
 
-# ---------------------------------------------------------------------------
-# The browsable page: plain HTML forms send any method (the override middleware)
-# Same-site forms only, CSRF tokens kept; a body-less answer sends the browser on.
-# ---------------------------------------------------------------------------
-
 def _note_text(client, key):
     response = client.get("/{}/".format(key), headers={"Accept": "application/json"})
     return response.get_json()["text"] if response.status_code == 200 else response.status_code
@@ -2396,6 +2406,10 @@ def _note_text(client, key):
 def _form_put(client, headers, content='{"text": "x"}', content_type="application/json"):
     return _form_submit(client, "/1/", {
         "_method": "PUT", "_content": content, "_content_type": content_type}, headers)
+
+
+class TestPlainForms:
+    """The page's forms without JavaScript: any method, same-origin only, the CSRF token."""
 
 
 @pytest.mark.parametrize("headers", SAME_ORIGIN_HEADERS)
@@ -2539,11 +2553,6 @@ def test_a_plain_form_answered_without_a_body_never_leaves_an_empty_document(
     assert api.status_code == answer[1]  # an API client gets the answer as the view made it
 
 
-# ---------------------------------------------------------------------------
-# The browsable page: big bodies
-# A page of a big body stays small and shows all of it, as the app's JSON.
-# ---------------------------------------------------------------------------
-
 def _big_items(count):
     """``count`` dicts of five fields: a string, a URL, a number, a nested dict, a list."""
     return [{"id": i, "name": "item {}".format(i), "url": "http://localhost/items/{}/".format(i),
@@ -2619,11 +2628,6 @@ def test_a_url_in_text_is_linked_without_the_punctuation_around_it(app, client, 
     assert page.body_json == {"text": text}
 
 
-# ---------------------------------------------------------------------------
-# Request and response: request.data and malformed bodies
-# Bodies parsed lazily, once; a body that cannot be read is a 4xx with a detail.
-# ---------------------------------------------------------------------------
-
 def _add_echo_view(app):
     """/echo: what the request's data, form and files look like to a view."""
     @app.route("/echo", methods=["POST", "PUT"])
@@ -2636,6 +2640,10 @@ def _add_echo_view(app):
             "files": {name: [upload.filename, upload.read().decode("utf-8")]
                       for name, upload in flask.request.files.items()},
         }
+
+
+class TestRequestAndResponse:
+    """request.data and friends, malformed bodies, Flask's body limits, APIResponse."""
 
 
 @pytest.mark.parametrize("body", ['{"text": "hi"}', "[1, 2]", '"text"', "3.5", "null", "true"])
@@ -2923,11 +2931,6 @@ def test_broken_chunked_bodies_over_a_real_socket_are_400s(dev_server, body):
     assert json.loads(answer.decode("utf-8"))["detail"]
 
 
-# ---------------------------------------------------------------------------
-# Request and response: body limits
-# Flask's MAX_CONTENT_LENGTH, MAX_FORM_MEMORY_SIZE and MAX_FORM_PARTS, on every Flask.
-# ---------------------------------------------------------------------------
-
 def _too_large_bodies():
     big = "x" * 200
     return {
@@ -3071,10 +3074,9 @@ def test_max_form_parts_applies_to_multipart_on_flask_3_1_and_werkzeug_default_b
         assert response.status_code == (413 if _werkzeug_default_max_form_parts() else 200)
 
 
-# ---------------------------------------------------------------------------
-# The application and the decorators
-# What a view may return, the API settings, HEAD, OPTIONS, MethodViews, blueprints, hosts.
-# ---------------------------------------------------------------------------
+class TestApplication:
+    """FlaskAPI as a Flask app: results, settings, HEAD and OPTIONS, errors and handlers."""
+
 
 def test_flaskapi_is_a_flask_app_with_a_version(app):
     assert isinstance(app, Flask)
@@ -3113,6 +3115,10 @@ def test_none_with_204_gives_an_empty_no_content_response(app, client, result):
     assert response.status_code == 204
     assert response.data == b""
 
+
+# ---------------------------------------------------------------------------
+# The application and the decorators
+# ---------------------------------------------------------------------------
 
 def _plain_flask_results():
     """Views whose results FlaskAPI must treat exactly like plain Flask."""
@@ -3360,11 +3366,6 @@ def test_async_views_work_under_set_renderers_and_set_parsers(app, client):
     assert _json(responses[0]) == {"got": {"a": 1}, "renderers": 1}
 
 
-# ---------------------------------------------------------------------------
-# The application: errors and error handlers
-# Werkzeug's HTTP errors render like API errors; the app's handlers win as in Flask.
-# ---------------------------------------------------------------------------
-
 def test_unknown_route_gives_404_detail(client):
     response = client.get("/no/such/page")
     assert response.status_code == 404
@@ -3510,8 +3511,7 @@ def test_an_errorhandler_for_the_api_exception_class_still_wins_over_code(app, c
 
 
 # ---------------------------------------------------------------------------
-# Any Flask app: BrowsableAPI(app)
-# JSON clients get the app's own answers byte for byte; browsers get the page.
+# Any Flask app
 # ---------------------------------------------------------------------------
 
 JSON_ACCEPTS = ["application/json", "*/*", None, "application/json, text/plain;q=0.5"]
@@ -3525,6 +3525,10 @@ def _exchange(client, method, path, accept, body=None):
     response = client.open(path, method=method, headers=headers, **kwargs)
     shown = [(name, value) for name, value in response.headers if name != "Date"]
     return response.status, shown, response.get_data()
+
+
+class TestAnyFlaskApp:
+    """BrowsableAPI(app): the page for browsers, JSON clients untouched, on each library."""
 
 
 @pytest.mark.parametrize("library", sorted(THING_APPS))
@@ -3758,11 +3762,6 @@ def test_browsable_api_on_a_flaskapi_app_changes_nothing_it_already_does():
     assert app.after_request_funcs.get(None) is None
 
 
-# ---------------------------------------------------------------------------
-# The app's routes, the OpenAPI document and the route index
-# A valid OpenAPI 3.1 document made from the routes, and the index of routes at the root.
-# ---------------------------------------------------------------------------
-
 JSON = {"Accept": "application/json"}
 
 
@@ -3777,12 +3776,20 @@ def _validated(document):
     return document
 
 
+# ---------------------------------------------------------------------------
+# The OpenAPI document
+# ---------------------------------------------------------------------------
+
 def _blueprint_app():
     app = FlaskAPI(__name__)
     blueprint = Blueprint("shop", __name__, url_prefix="/shop")
     blueprint.add_url_rule("/things/<int:key>", view_func=_Things.as_view("things"))
     app.register_blueprint(blueprint)
     return app
+
+
+class TestOpenAPI:
+    """The document of each kind of app: valid, every answer documented, fragments merged."""
 
 
 @pytest.mark.parametrize("make", ["notes", "converters", "blueprint", "flask", "flask-restful",
@@ -4228,10 +4235,6 @@ def test_the_documents_location_is_never_taken_from_the_query_string():
     page = _browse(client, "/openapi.json?url=https://evil.example/x.json")
     assert not page.find("a", href="https://evil.example/x.json")
 
-
-# ---------------------------------------------------------------------------
-# OpenAPI: every answer documented, fragments merged (#31)
-# ---------------------------------------------------------------------------
 
 def _shop_app():
     """The FlaskAPI app that CI fuzzes with schemathesis (.ci/schemathesis-apps) beside the
@@ -4976,6 +4979,14 @@ def test_an_index_that_is_its_templates_first_page_still_carries_the_csp_hashes(
     assert "script-src 'sha256-" in policy and "style-src 'sha256-" in policy
 
 
+# ---------------------------------------------------------------------------
+# The app's routes
+# ---------------------------------------------------------------------------
+
+class TestRoutes:
+    """One description of the routes: one view's broken settings break only its requests."""
+
+
 def test_a_view_naming_a_class_that_cannot_be_imported_breaks_only_its_own_requests():
     """The routes' description resolves every view's parsers; one typo must not take the
     other views' pages, the index and the document down with it."""
@@ -5000,9 +5011,7 @@ def test_a_view_naming_a_class_that_cannot_be_imported_breaks_only_its_own_reque
 
 
 # ---------------------------------------------------------------------------
-# OpenAPI: the page's forms from the schema (#31)
-# Where the document describes a body with fields, the page embeds that schema, $refs resolved,
-# for the script to build its form from; JSON answers carry nothing of it.
+# The form from the schema
 # ---------------------------------------------------------------------------
 
 BIG_INTEGER = "12345678901234567891"  # past 2**64: no double, and no int64, holds it
@@ -5075,6 +5084,10 @@ def _embedded_schemas(client, url):
     assert page.status_code in (200, 405)
     blocks = page.find("script", type="application/json", id="api-schemas")
     return json.loads(blocks[0].text) if blocks else None
+
+
+class TestSchemaForm:
+    """The body schemas the page embeds, bounded; in Chromium, the form they make."""
 
 
 def test_page_embeds_the_body_schema_set_openapi_describes_fields_in_their_order():
@@ -5327,11 +5340,9 @@ def test_the_embedded_schemas_are_built_once_per_document(monkeypatch):
     assert built == ["/orders/", "/orders/<int:key>"]
 
 
-# ---------------------------------------------------------------------------
-# Flask-API 3.x compatibility
-# The shims 3.x code relies on: import paths, APIResponse, handle_api_exception, 3.x
-# signatures and messages (the published 3.x suite runs in CI).
-# ---------------------------------------------------------------------------
+class TestFlaskAPI3Compatibility:
+    """Code written for Flask-API 3.x: its import paths, overrides and answers."""
+
 
 def test_flask_api_3x_import_paths_still_work():
     import flask_api.mediatypes
@@ -5354,6 +5365,10 @@ def test_flask_api_3x_import_paths_still_work():
         {"DEFAULT_RENDERERS": ["flask_api.renderers.JSONRenderer"]}
     ).DEFAULT_RENDERERS
 
+
+# ---------------------------------------------------------------------------
+# Flask-API 3.x compatibility
+# ---------------------------------------------------------------------------
 
 _ALONE_SCRIPT = """
 import json, os, sys
@@ -5546,10 +5561,9 @@ def test_app_api_settings_reads_the_apps_config(app):
     assert renderers == [JSONRenderer]
 
 
-# ---------------------------------------------------------------------------
-# Notes app: the API
-# Listing, creating, reading, replacing and deleting notes; keys, URLs, concurrency.
-# ---------------------------------------------------------------------------
+class TestNotesAPI:
+    """The notes API through the test client."""
+
 
 def test_notes_list_starts_with_three_notes_ordered_by_key(notes_client):
     resp = notes_client.get("/")
@@ -5574,6 +5588,10 @@ def test_notes_list_of_an_empty_store_is_an_empty_array(make_notes_client):
     assert resp.status_code == 200
     assert resp.get_json() == []
 
+
+# ---------------------------------------------------------------------------
+# Notes app: the API
+# ---------------------------------------------------------------------------
 
 def _text_bodies(text):
     """The same ``text`` field as JSON, a form and multipart, as test-client arguments."""
@@ -5893,6 +5911,10 @@ def test_post_when_the_largest_key_is_taken_is_a_conflict_and_stores_nothing(mak
 MiB = 1024 * 1024
 
 
+class TestNotesLimitsAndHosts:
+    """NOTES_MAX_BODY and trusted hosts."""
+
+
 @pytest.mark.parametrize("method, url", [("post", "/"), ("put", "/0/")])
 def test_notes_body_over_one_mib_is_a_413_with_detail_and_stores_nothing(
         notes_client, method, url):
@@ -5977,10 +5999,9 @@ def test_notes_request_with_a_trusted_host_works_and_links_to_it(trusting_notes_
     assert resp.get_json()["url"] == "http://{}/1/".format(host)
 
 
-# ---------------------------------------------------------------------------
-# Notes app: the SQLite store
-# Shared by processes, kept across restarts, and honest under faults.
-# ---------------------------------------------------------------------------
+class TestNotesSQLite:
+    """Restarts, locks, read-only and full disks, damaged and foreign files."""
+
 
 def test_sqlite_notes_survive_a_restart_and_are_seeded_only_once(tmp_path):
     path = str(tmp_path / "notes.db")
@@ -6064,6 +6085,10 @@ def test_sqlite_store_set_up_by_several_processes_at_once_seeds_once(tmp_path):
     assert outputs == [seeded] * 4
     assert [proc.returncode for proc in procs] == [0] * 4
 
+
+# ---------------------------------------------------------------------------
+# Notes app: the SQLite store
+# ---------------------------------------------------------------------------
 
 @pytest.fixture
 def small_disk(tmp_path):
@@ -6222,9 +6247,9 @@ def test_a_full_disk_is_a_507_that_loses_nothing_and_writes_again_once_freed(sma
     assert client.get("/{}/".format(key)).get_json()["text"] == "x" * 20000 + str(key)
 
 
-# ---------------------------------------------------------------------------
-# Notes app: the PostgreSQL store, on a real server the tests start themselves
-# ---------------------------------------------------------------------------
+class TestNotesPostgres:
+    """On a real server the tests start themselves: seeding, foreign tables, outages."""
+
 
 def test_postgres_store_serves_the_notes_api_and_seeds_a_new_database_once(postgres):
     url = postgres.new_database()
@@ -6272,6 +6297,10 @@ def test_postgres_down_mid_run_is_a_503_and_the_app_recovers_by_itself(postgres)
 # Notes app: command line
 # ---------------------------------------------------------------------------
 
+class TestNotesCommandLine:
+    """notes_app.py run as a script."""
+
+
 def test_notes_app_help_runs_as_a_script():
     result = subprocess.run(
         [sys.executable, "notes_app.py", "--help"],
@@ -6299,7 +6328,6 @@ def test_notes_app_main_rejects_a_non_numeric_port(notes_main, capsys):
 
 # ---------------------------------------------------------------------------
 # Notes app: bad input at random (fuzz)
-# Never a 500, and never a change to stored notes.
 # ---------------------------------------------------------------------------
 
 FUZZ_CONTENT_TYPES = [
@@ -6325,6 +6353,10 @@ FUZZ_PIECES = [
 
 def _random_body(rng):
     return b"".join(rng.choice(FUZZ_PIECES) for _ in range(rng.randrange(0, 12)))
+
+
+class TestNotesFuzz:
+    """Random bad input through the test client and over sockets to gunicorn."""
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -6364,11 +6396,6 @@ def test_fuzz_run_against_gunicorn_over_sockets_finds_no_violation():
     assert re.search(r"^fuzz_notes: 200 requests in .*; 0 violations$", result.stdout, re.M)
 
 
-# ---------------------------------------------------------------------------
-# In a browser: the page's basics
-# Links, forms, deletes, stored scripts and no JavaScript, in headless Chromium.
-# ---------------------------------------------------------------------------
-
 def test_browser_follows_note_link_from_list_to_detail(tab, notes_site):
     tab.goto("/")
     _expect(tab.locator("h1")).to_have_text("Notes List")
@@ -6376,6 +6403,10 @@ def test_browser_follows_note_link_from_list_to_detail(tab, notes_site):
     tab.wait_for_url(notes_site + "/1/")
     _expect(tab.locator("h1")).to_have_text("Notes Detail")
     _expect(tab.locator("pre.response")).to_contain_text('"text": "build the codez"')
+
+
+class TestRequests:
+    """What the page sends, by link, button and form, and what it swaps in."""
 
 
 def test_browser_options_button_shows_what_the_view_accepts(tab):
@@ -6525,10 +6556,9 @@ def test_browser_without_javascript_deletes_and_lands_on_the_collection(
     assert _api(site, "/things/1")[0] == 404
 
 
-# ---------------------------------------------------------------------------
-# In a browser: the page's tools
-# Request headers, form tab, query form, copy as curl, CSP, CSRF.
-# ---------------------------------------------------------------------------
+class TestRequestHeaders:
+    """The headers panel: headers kept for this tab, checked, sent to this site only."""
+
 
 def test_browser_headers_panel_sends_a_token_on_every_link_and_back_forward(
         tab, live_site):
@@ -6561,11 +6591,19 @@ def test_browser_headers_panel_sends_a_token_on_every_link_and_back_forward(
     assert tab.evaluate("sessionStorage.length") == 0
 
 
+# ---------------------------------------------------------------------------
+# The page template: Copy as curl
+# ---------------------------------------------------------------------------
+
 def _curl_tab(tab, site):
     """Let ``tab`` use the clipboard of ``site``, for commands run by the real curl."""
     if not shutil.which("curl"):
         pytest.skip("needs curl")
     tab.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
+
+
+class TestCopyAsCurl:
+    """The curl commands the page copies, run against the live server."""
 
 
 def test_browser_curl_for_a_multipart_form_sends_at_signs_as_text(tab, notes_site):
@@ -6617,6 +6655,10 @@ def _things_app():
         return {"page": page, "keys": keys}, 200, {"Link": link}
     app.config["things"] = store
     return app
+
+
+class TestFormTab:
+    """The request form's fields from the body, sent back without loss; the raw box."""
 
 
 def test_browser_form_tab_sends_a_put_that_keeps_each_value_type(tab, live_site):
@@ -6673,6 +6715,14 @@ def test_browser_error_page_offers_no_form_fields_from_the_error_body(tab):
     tab.get_by_role("button", name="PUT").click()
     _expect(tab.locator("pre.response")).to_contain_text("HTTP 200 OK")
     _expect(tab.locator("pre.response")).to_contain_text('"text": "made here"')
+
+
+# ---------------------------------------------------------------------------
+# The page template: The query form
+# ---------------------------------------------------------------------------
+
+class TestQueryForm:
+    """This URL's parameters, edited and sent."""
 
 
 def test_browser_query_form_edits_parameters_and_link_next_is_followed(tab, live_site):
@@ -6759,8 +6809,7 @@ def test_browser_writes_to_a_csrf_protected_app_with_and_without_javascript(
 
 
 # ---------------------------------------------------------------------------
-# In a browser: the page's script under real use
-# Body-less answers, header values, reload and back, phones, the back-forward cache.
+# The page template: The response panel
 # ---------------------------------------------------------------------------
 
 def _no_content_app(flask_class):
@@ -6781,6 +6830,10 @@ def _no_content_app(flask_class):
     if flask_class is Flask:
         BrowsableAPI(app)
     return app
+
+
+class TestResponsePanel:
+    """A response shown, focused and announced."""
 
 
 @pytest.mark.parametrize("flask_class", [FlaskAPI, Flask], ids=["FlaskAPI", "BrowsableAPI"])
@@ -6826,6 +6879,10 @@ def test_browser_ignores_a_stored_header_it_cannot_send(tab, notes_site):
     _expect(tab.locator("h1")).to_have_text("Notes Detail")
 
 
+class TestComingBack:
+    """Reloads, Back and Forward, and pages another site sent the user to."""
+
+
 def test_browser_reload_and_back_show_what_the_api_answers_with_the_stored_headers(
         tab, live_site):
     site = live_site.serve(_guarded_app())
@@ -6865,6 +6922,10 @@ class _Recorder:
         self.server.shutdown()
         self.server.server_close()
 
+
+# ---------------------------------------------------------------------------
+# The page template: Request headers
+# ---------------------------------------------------------------------------
 
 def _without_csp(app):
     """The app's pages as a proxy that drops headers would pass them on: without the CSP."""
@@ -6964,6 +7025,10 @@ def test_browser_back_then_forward_quickly_shows_the_page_gone_to_not_a_late_ans
     _expect(tab.locator("pre.response")).to_contain_text('"page": "fast"')
 
 
+# ---------------------------------------------------------------------------
+# The page template: Coming back
+# ---------------------------------------------------------------------------
+
 def _whoami_app():
     """/whoami/: who the ``Authorization`` header says the user is (anyone may ask: a 200,
     which the back-forward cache keeps, where it never keeps a 401)."""
@@ -7008,11 +7073,6 @@ def test_browser_back_to_a_page_kept_in_the_back_forward_cache_shows_it_with_the
     assert tab.url == site + "/whoami/"
     assert tab.evaluate("sessionStorage.getItem('test-restored')") == "1"  # the path pinned
 
-
-# ---------------------------------------------------------------------------
-# In a browser: the JSON tree
-# Folding, filtering, copying and the form tab, losing nothing JavaScript would.
-# ---------------------------------------------------------------------------
 
 # What JavaScript's own numbers and objects would lose: digits past 2**53, a float's ".0",
 # a "__proto__" key; and text that JSON escapes.
@@ -7273,11 +7333,6 @@ def test_browser_a_1000000_key_object_loads_with_its_tree_tools_and_buttons(chro
         tab.context.close()
 
 
-# ---------------------------------------------------------------------------
-# In a browser: any Flask app
-# Each library's API served live to Chromium.
-# ---------------------------------------------------------------------------
-
 @pytest.fixture(params=sorted(THING_APPS))
 def things_site(request, live_site):
     """The base URL of a live things API built with each library, with BrowsableAPI."""
@@ -7337,11 +7392,6 @@ def test_browser_without_javascript_puts_from_each_librarys_page(chromium, thing
                              "PUT", shown='"name": "offline kettle"')
     assert _api(things_site, "/things/1")[1]["name"] == "offline kettle"
 
-
-# ---------------------------------------------------------------------------
-# Extensions people wrap (#27)
-# Flask-Caching keeping pages, Flask-RESTful's own 405, the notes app's database down at start.
-# ---------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
 def redis_url(tmp_path_factory):
@@ -7489,6 +7539,10 @@ def test_notes_app_with_postgres_unreachable_at_start_answers_503_and_says_so_on
     assert said[0].startswith("notes_app: cannot reach the PostgreSQL database (connection")
 
 
+# ---------------------------------------------------------------------------
+# Notes app: the PostgreSQL store
+# ---------------------------------------------------------------------------
+
 def _get(port, path):
     """(status, headers, body) of a GET for JSON, on a connection of its own."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
@@ -7558,6 +7612,10 @@ def test_gunicorn_starts_with_postgres_down_answers_503_then_serves_once_it_is_u
         shutil.rmtree(server.root, ignore_errors=True)
 
 
+# ---------------------------------------------------------------------------
+# Streams
+# ---------------------------------------------------------------------------
+
 # Two public Flask extensions that stream, wrapped with BrowsableAPI: Flask-SSE (server-sent
 # events from Redis) and Flask-Stream (a job's progress as server-sent events).
 
@@ -7608,6 +7666,10 @@ def _run_published_tests(tests, *selected):
                          cwd=str(tests.parent), env=env, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, timeout=300)
     return run.returncode, run.stdout.decode("utf-8", "replace")
+
+
+class TestStreams:
+    """A view's generator in each format, on real servers and clients; its page, live."""
 
 
 def test_flask_sses_published_tests_pass_unchanged_with_its_app_under_browsable_api(tmp_path):
@@ -7696,13 +7758,6 @@ def test_flask_streams_job_events_reach_api_clients_raw_and_a_browser_as_a_page(
     assert _first_bytes(page).startswith(b"<!DOCTYPE html>")
 
 
-# ---------------------------------------------------------------------------
-# The page's script under attack (#28)
-# A user's upload, another site, a docstring and cyclic data: none runs script in the API's
-# origin, picks a request to send with the stored headers, or holds a worker. In Chromium
-# with the page's CSP and without it: the script and the server must hold by themselves.
-# ---------------------------------------------------------------------------
-
 CSP_MODES = ["csp", "csp-bypassed"]
 
 
@@ -7711,6 +7766,10 @@ def _attack_tab(chromium, site, csp):
     header would leave the page: Playwright's bypass_csp)."""
     return _new_tab(chromium, site, bypass_csp=csp == "csp-bypassed")
 
+
+# ---------------------------------------------------------------------------
+# The page template: Requests
+# ---------------------------------------------------------------------------
 
 # A user's upload of HTML: each payload, where it runs, sets window.__pwned.
 EVIL_HTML = (
@@ -7960,12 +8019,6 @@ def test_page_csp_allows_only_the_heads_script_and_style_not_one_in_what_it_show
     assert _csp(page)["script-src"] == _inline_hashes(head, "script")  # the page's one
     assert _csp(page)["style-src"] == _inline_hashes(head, "style")
 
-
-# ---------------------------------------------------------------------------
-# In a browser: forms from the schema (#31)
-# Each kind of field the schema makes, nested objects, arrays, files as multipart, and the
-# checks made before sending: all sent as typed, big integers to the digit.
-# ---------------------------------------------------------------------------
 
 @pytest.fixture
 def schema_site(live_site):
@@ -8786,10 +8839,12 @@ def test_page_script_checks_a_catastrophic_pattern_in_milliseconds(script_parts,
 
 
 # ---------------------------------------------------------------------------
-# The page's script as code (#29)
-# The script the page runs is the one linted (node --check, eslint), and its pure parts
-# (JSON parser, tree, form bodies, curl, header checks) have unit tests of their own.
+# The page template: its script as code
 # ---------------------------------------------------------------------------
+
+class TestPageTemplate:
+    """The page's script and style run as written; node --check and eslint pass."""
+
 
 def test_page_runs_its_script_and_style_as_flask_api_writes_them(notes_client):
     html = notes_client.get("/1/", headers={"Accept": BROWSER_ACCEPT}).get_data(as_text=True)
@@ -8936,6 +8991,10 @@ def test_page_script_raw_box_sends_multipart_fields_from_urlencoded_text(script_
                       [["a", "1"], ["b", "@/etc/passwd"], ["a", "two words"], ["c", ""], ["", "d"]]]
 
 
+# ---------------------------------------------------------------------------
+# The page template: The form tab
+# ---------------------------------------------------------------------------
+
 # (kind, text, checked, null box checked, blank field, JSON sent or None for left out)
 FIELDS = [
     ("string", 'say "hi"\n', False, False, False, '"say \\"hi\\"\\n"'),
@@ -9062,12 +9121,6 @@ def test_page_script_finds_the_urls_the_server_links(script_parts):
     assert server[1] == ["http://x.test/wiki/A_(b)"] and server[0] == ["http://x.test/a"]
 
 
-# ---------------------------------------------------------------------------
-# Accessibility (#30)
-# WCAG 2.2 AA on every state of the page: axe-core finds nothing, contrast holds by computation,
-# the keyboard alone does the common tasks, and focus goes where the result is.
-# ---------------------------------------------------------------------------
-
 _AXE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "node_modules", "axe-core",
                     "axe.min.js")
 _AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
@@ -9134,6 +9187,10 @@ def _send(tab, method):
     _expect(tab.locator("pre.response")).to_contain_text(method + " /")
 
 
+# ---------------------------------------------------------------------------
+# The page template: the page for everyone (accessibility)
+# ---------------------------------------------------------------------------
+
 def _fold_all(tab):
     tab.get_by_role("button", name="Fold all", exact=True).click()
 
@@ -9181,6 +9238,10 @@ def _contrast(one, other):
         return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
     darker, lighter = sorted([luminance(one), luminance(other)])
     return (lighter + 0.05) / (darker + 0.05)
+
+
+class TestAccessibility:
+    """axe-core on every state, contrast, forced colours, zoom, motion, the keyboard alone."""
 
 
 @pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
@@ -9439,11 +9500,6 @@ def test_axe_finds_nothing_on_a_phone(chromium, a11y_site, path):
     finally:
         tab.context.close()
 
-
-# ---------------------------------------------------------------------------
-# Streams: JSON Lines and server-sent events (#32)
-# A stream reaches API clients as it is made; a browser gets the page, which shows it live.
-# ---------------------------------------------------------------------------
 
 # Values a stream must carry exactly: newlines and line separators in strings (one SSE data
 # line each still), non-ASCII, numbers JavaScript cannot hold.
@@ -10715,11 +10771,6 @@ def test_a_stream_page_of_an_apps_own_template_puts_its_items_last_in_its_body()
         assert items == [('{"n": 1}', {})] and page.html.endswith(ends)
 
 
-# ---------------------------------------------------------------------------
-# Real servers: gunicorn
-# Workers and masters sharing one store, killed mid-write, and their memory.
-# ---------------------------------------------------------------------------
-
 @pytest.fixture
 def gunicorn_notes(tmp_path):
     """notes_app under a real gunicorn, 4 workers of 4 threads on one new SQLite file.
@@ -10752,6 +10803,10 @@ def gunicorn_notes(tmp_path):
 
 def _path_of(key):
     return "/{}/".format(key)
+
+
+class TestNotesOnGunicorn:
+    """Workers and masters sharing one store, killed mid-write."""
 
 
 def test_gunicorn_workers_share_every_note_without_losing_writes(gunicorn_notes):
@@ -10915,13 +10970,6 @@ def test_distinct_long_headers_and_queries_grow_a_gunicorn_worker_by_under_20_mi
         proc.terminate()
         proc.wait(30)
 
-
-# ---------------------------------------------------------------------------
-# In a browser: streams, live (#32, #36, #37)
-# A stream's page comes as the stream does (the view runs once), and its script shows the items
-# live, bounded in items and bytes; Stop, Resume, the stored headers' rules, every request's
-# timing. Pure parts through the script's hand-over.
-# ---------------------------------------------------------------------------
 
 def _live_stream_app():
     """Streams as plain Responses of a FlaskAPI app. ``app.seen``: each stream request's
@@ -11736,11 +11784,6 @@ def test_browser_shows_a_flaskapi_views_events_its_error_and_its_end_as_the_serv
         tab.context.close()
 
 
-# ---------------------------------------------------------------------------
-# In a browser: EventSource reading a stream (#36)
-# Chromium's own EventSource, on a small page of the test app's, against a FlaskAPI view.
-# ---------------------------------------------------------------------------
-
 def test_chromium_eventsource_gets_each_event_once_and_stops_at_the_end_or_an_error(
         chromium, live_site, tmp_path):
     """Over 10 s, the server counts connections, runs and events: after the end said or an
@@ -11781,13 +11824,7 @@ def test_chromium_eventsource_gets_each_event_once_and_stops_at_the_end_or_an_er
 
 
 # ---------------------------------------------------------------------------
-# Signing in: what the API asks for (#40)
-# The document's security schemes and each method's requirements, and a response's
-# WWW-Authenticate challenges, as the page's JSON block (id="api-auth") and its CSP carry
-# them; then the real servers the page's sign-in is tried against, each checked here over
-# HTTP without the page: an OAuth 2.0 / OpenID Connect server built with Authlib and the API
-# it protects (`oauth_server`), and apps with Flask-HTTPAuth, Flask-JWT-Extended, APIFlask,
-# flask-smorest, Flask-Login and API keys (`SIGNIN_APPS`, served by `signin_site`).
+# Signing in
 # ---------------------------------------------------------------------------
 
 def _auth_block(page):
@@ -11848,6 +11885,10 @@ def _secured_app(schemes=SCHEMES, security=({"basic": []}, {"bearer": []}), chal
     def secured_open():
         return {"open": True}
     return app
+
+
+class TestSigningIn:
+    """What the API asks for, for the page: its block, challenges and CSP origins."""
 
 
 def test_sign_in_schemes_and_requirements_from_config_and_views_are_in_the_valid_document():
