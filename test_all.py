@@ -1117,7 +1117,8 @@ class TestExceptions:
     """Each error as {"detail": ...} with its status, and headers where it has some."""
 
     @pytest.mark.parametrize("exc_class, code", API_EXCEPTIONS)
-    def test_api_exception_renders_default_detail_with_its_status(self, app, client, exc_class, code):
+    def test_api_exception_renders_default_detail_with_its_status(self, app, client, exc_class,
+                                                                  code):
         _raising_view(app, exc_class())
         response = client.get("/raise")
         assert response.status_code == code == exc_class.status_code
@@ -1151,7 +1152,8 @@ class TestExceptions:
         response = client.get("/raise")
         assert response.status_code == 429 and "Retry-After" not in response.headers
 
-    def test_api_exception_subclass_takes_status_and_detail_from_class_attributes(self, app, client):
+    def test_api_exception_subclass_takes_status_and_detail_from_class_attributes(self, app,
+                                                                                  client):
         class PaymentRequired(APIException):
             status_code = 402
             detail = "Pay first."
@@ -1266,7 +1268,8 @@ class TestNegotiation:
         ("; indent=100", b'{\n        "a": 1\n}'),
         ("; indent=lots", b'{"a": 1}'),
     ])
-    def test_accept_with_indent_param_renders_indented_json_clamped_0_to_8(self, app, client, param, body):
+    def test_accept_with_indent_param_renders_indented_json_clamped_0_to_8(self, app, client, param,
+                                                                           body):
         _add_data_view(app)
         response = client.get("/data", headers={"Accept": "application/json" + param})
         assert response.headers["Content-Type"] == JSON_TYPE
@@ -1330,7 +1333,8 @@ class TestNegotiation:
         ("?format=api", "application/json", 200, HTML_TYPE),
         ("?format=xml", None, 406, JSON_TYPE),
     ])
-    def test_format_query_param_overrides_accept(self, app, client, query, accept, code, content_type):
+    def test_format_query_param_overrides_accept(self, app, client, query, accept, code,
+                                                 content_type):
         _add_data_view(app)
         response = client.get("/data" + query, headers=_accept(accept))
         assert response.status_code == code
@@ -1379,7 +1383,8 @@ class TestNegotiation:
     def test_media_type_satisfies_matches_wildcards_and_params(self, offer, accepted, expected):
         assert MediaType(offer).satisfies(MediaType(accepted)) is expected
 
-    def test_accepted_media_type_keeps_the_clients_parameters_but_not_its_quality(self, app, client):
+    def test_accepted_media_type_keeps_the_clients_parameters_but_not_its_quality(self, app,
+                                                                                  client):
         @app.route("/")
         def view():
             return {"x": 1}
@@ -1409,8 +1414,8 @@ class TestNegotiation:
 
     @pytest.mark.parametrize("method, path", [("POST", "/"), ("PUT", "/1/"), ("PUT", "/9/"),
                                               ("DELETE", "/2/")])
-    def test_write_with_nothing_acceptable_is_a_406_before_anything_is_stored(self, notes_client, method,
-                                                                               path):
+    def test_write_with_nothing_acceptable_is_a_406_before_anything_is_stored(self, notes_client,
+                                                                              method, path):
         before = _json(notes_client.get("/"))
         response = notes_client.open(path, method=method, json={"text": "x"},
                                      headers={"Accept": "image/png"})
@@ -1427,7 +1432,8 @@ class TestNegotiation:
         assert response.status_code == 200 and response.data == b"\x89PNG"
 
     @pytest.mark.parametrize("accept", ["text/html", BROWSER_ACCEPT])
-    def test_renderer_whose_media_type_has_a_charset_is_chosen_by_browsers(self, app, client, accept):
+    def test_renderer_whose_media_type_has_a_charset_is_chosen_by_browsers(self, app, client,
+                                                                           accept):
         @app.route("/")
         @set_renderers(JSONRenderer, CharsetHTMLRenderer)
         def view():
@@ -1483,7 +1489,8 @@ class TestNegotiation:
         accept = "application/json; api-version=2"
         assert _json(client.get("/", headers={"Accept": accept})) == {"version": "2"}
 
-    def test_accepted_renderer_is_readable_in_a_view_and_negotiated_once(self, app, client, monkeypatch):
+    def test_accepted_renderer_is_readable_in_a_view_and_negotiated_once(self, app, client,
+                                                                         monkeypatch):
         calls = []
         select = flask_api._select_renderer
         monkeypatch.setattr(flask_api, "_select_renderer",
@@ -1507,7 +1514,8 @@ class TestNegotiation:
         assert response.status_code == 406
         assert _json(response) == {"detail": NotAcceptable.detail}
 
-    def test_a_huge_accept_header_is_read_only_so_far_and_costs_no_lasting_memory(self, app, client):
+    def test_a_huge_accept_header_is_read_only_so_far_and_costs_no_lasting_memory(self, app,
+                                                                                  client):
         import gc
         import tracemalloc
         _add_data_view(app)
@@ -1541,10 +1549,12 @@ class TestNegotiation:
 
     def test_a_huge_content_type_is_a_415_not_a_cache_entry(self, app, client):
         _add_data_view(app)
-        response = client.post("/data", data=b"{}", content_type="application/json; x=" + "y" * 5000)
+        response = client.post("/data", data=b"{}",
+                               content_type="application/json; x=" + "y" * 5000)
         assert response.status_code == 415 and "detail" in _json(response)
 
-    def test_distinct_long_headers_and_queries_grow_a_gunicorn_worker_by_under_20_mib(self, tmp_path):
+    def test_distinct_long_headers_and_queries_grow_a_gunicorn_worker_by_under_20_mib(self,
+                                                                                      tmp_path):
         """1,000 requests, each with its own 1 KiB Accept, Content-Type and query: the caches
         that hold parsed headers are bounded in bytes, not only in entries."""
         if not os.path.exists(GUNICORN):
@@ -1616,7 +1626,8 @@ class TestParsers:
 
         assert client.post("/", data={"a": "1"}).status_code == 200
         assert client.post("/", json={"a": 1}).status_code == 200
-        assert client.post("/", data={"a": "1"}, content_type="multipart/form-data").status_code == 415
+        assert client.post("/", data={"a": "1"},
+                           content_type="multipart/form-data").status_code == 415
 
     @pytest.mark.parametrize("form_flag", [True, False])
     def test_parser_flags_decide_what_request_form_and_files_hold(self, app, client, form_flag):
@@ -2083,7 +2094,8 @@ class TestRequestAndResponse:
 
     @pytest.mark.parametrize("content_type", [
         "application/x-www-form-urlencoded", "multipart/form-data"])
-    def test_request_data_is_a_multidict_for_forms_keeping_repeated_keys(self, app, client, content_type):
+    def test_request_data_is_a_multidict_for_forms_keeping_repeated_keys(self, app, client,
+                                                                         content_type):
         _add_echo_view(app)
         response = client.post("/echo", data=MultiDict([("tag", "a"), ("tag", "b"), ("x", "1")]),
                                content_type=content_type)
@@ -2133,7 +2145,8 @@ class TestRequestAndResponse:
         assert _json(response) == {"same": True, "raw": '{"a": [1]}', "form": 0}
         assert calls == ["application/json"]
 
-    def test_request_form_is_empty_for_other_bodies_while_data_still_refuses_them(self, app, client):
+    def test_request_form_is_empty_for_other_bodies_while_data_still_refuses_them(self, app,
+                                                                                  client):
         @app.route("/", methods=["POST"])
         def view():
             form = flask.request.form
@@ -2189,7 +2202,8 @@ class TestRequestAndResponse:
 
     @pytest.mark.parametrize("content_type", ["multipart/form-data; boundary=",
                                               "multipart/form-data; boundary=\"\""])
-    def test_multipart_with_an_empty_boundary_is_malformed_not_a_crash(self, notes_client, content_type):
+    def test_multipart_with_an_empty_boundary_is_malformed_not_a_crash(self, notes_client,
+                                                                       content_type):
         response = _send_bad_body(notes_client, "PUT", "/1/", content_type, b"--\r\n\r\n--")
         assert response.status_code == 400
         assert _json(response) == {"detail": "Malformed request."}
@@ -2226,7 +2240,8 @@ class TestRequestAndResponse:
         assert _json(notes_client.get("/")) == before
 
     @pytest.mark.parametrize("accept", [None, BROWSER_ACCEPT])
-    def test_a_lone_surrogate_the_app_returns_goes_out_escaped_not_as_a_500(self, app, client, accept):
+    def test_a_lone_surrogate_the_app_returns_goes_out_escaped_not_as_a_500(self, app, client,
+                                                                            accept):
         @app.route("/")
         def view():
             return {"text": "bad \ud800 text"}
@@ -2263,7 +2278,8 @@ class TestRequestAndResponse:
         assert response.status_code == 400 and "detail" in _json(response)
 
     @pytest.mark.parametrize("encoding", ["chunked", "Chunked", "CHUNKED"])
-    def test_a_chunked_body_is_parsed_whatever_the_case_of_transfer_encoding(self, app, client, encoding):
+    def test_a_chunked_body_is_parsed_whatever_the_case_of_transfer_encoding(self, app, client,
+                                                                             encoding):
         _add_data_view(app)
         response = client.post("/data", content_type=JSON_TYPE, environ_overrides={
             "wsgi.input": io.BytesIO(b'{"a": 2}'), "HTTP_TRANSFER_ENCODING": encoding,
@@ -2325,7 +2341,8 @@ class TestRequestAndResponse:
     # Which of Flask's body limits apply to which body, on which Flask: each README row, tested.
 
     @pytest.mark.parametrize("kind", sorted(_too_large_bodies()))
-    def test_a_chunked_body_over_max_content_length_is_a_413_on_every_flask(self, app, client, kind):
+    def test_a_chunked_body_over_max_content_length_is_a_413_on_every_flask(self, app, client,
+                                                                            kind):
         from werkzeug.test import EnvironBuilder
         app.config["MAX_CONTENT_LENGTH"] = 100
         _add_echo_view(app)
@@ -2550,7 +2567,8 @@ class TestPageBodyAndLinks:
         ("/api/v1/things/", [("Home", "/"), ("things", "/api/v1/things/")]),  # no route at /api/
         ("/tools/3", [("Home", "/"), ("tools", "/tools"), ("3", "/tools/3")]),  # no trailing slash
     ])
-    def test_page_breadcrumbs_link_each_routable_prefix_of_the_path(self, app, client, path, crumbs):
+    def test_page_breadcrumbs_link_each_routable_prefix_of_the_path(self, app, client, path,
+                                                                    crumbs):
         for rule in ("/", "/shop/", "/shop/<int:item>/", "/shop/<int:item>/reviews/",
                      "/api/v1/things/", "/tools", "/tools/<int:key>"):
             app.add_url_rule(rule, rule, lambda **kwargs: {"ok": True})
@@ -2579,7 +2597,8 @@ class TestPageBodyAndLinks:
         {"z": 1, "a": [1, [2, [3]]], "m": {"n": {"o": None}}}, (1, 2), [[[]]], [{}],
         {"when": datetime.date(2020, 1, 2)}, {1: "an int key"}, "text", 5,
     ], ids=repr)
-    def test_the_pages_indented_json_is_what_the_apps_json_provider_writes(self, app, data, sort_keys):
+    def test_the_pages_indented_json_is_what_the_apps_json_provider_writes(self, app, data,
+                                                                           sort_keys):
         if not hasattr(app, "json"):
             pytest.skip("JSON providers (app.json) need Flask >= 2.2")
         app.json.sort_keys = sort_keys
@@ -2608,7 +2627,8 @@ class TestPageBodyAndLinks:
             ("last", "https://api.test/things/?page=9")]
 
     @pytest.mark.parametrize("url, environ", CRAFTED_PATHS)
-    def test_page_links_built_from_a_crafted_path_stay_on_this_site(self, notes_client, url, environ):
+    def test_page_links_built_from_a_crafted_path_stay_on_this_site(self, notes_client, url,
+                                                                    environ):
         response = notes_client.get(url, headers={"Accept": BROWSER_ACCEPT},
                                     environ_overrides=environ)
         page = _Page(response)
@@ -2739,7 +2759,8 @@ class TestPageBodyAndLinks:
         ("(http://x.test/wiki/A_(b))", "http://x.test/wiki/A_(b)"),
         ("http://x.test/?a=1&b=2!", "http://x.test/?a=1&b=2"),
     ])
-    def test_a_url_in_text_is_linked_without_the_punctuation_around_it(self, app, client, text, url):
+    def test_a_url_in_text_is_linked_without_the_punctuation_around_it(self, app, client, text,
+                                                                       url):
         app.add_url_rule("/", "text", lambda: {"text": text})
         page = _browse(client, "/")
         links = page.find("a", within=page.one("pre", class_="response"))
@@ -2768,7 +2789,8 @@ class TestPageBodyAndLinks:
 
     @pytest.mark.parametrize("path", ["/%5Cevil.test/", "/%09/evil.test/x", "/%0A/evil.test/",
                                       "//evil.test/", "/%2F%2Fevil.test/", "/%5C%5Cevil.test/x/"])
-    def test_browser_every_link_on_a_crafted_path_page_stays_on_this_site(self, tab, notes_site, path):
+    def test_browser_every_link_on_a_crafted_path_page_stays_on_this_site(self, tab, notes_site,
+                                                                          path):
         tab.goto(notes_site + path)  # not base_url: "//evil.test/" would resolve to evil.test
         _expect(tab.locator("pre.response")).to_contain_text("HTTP 404")
         hrefs = tab.evaluate("[...document.querySelectorAll('a[href]')].map(a => a.href)")
@@ -2868,7 +2890,8 @@ class TestPageBodyAndLinks:
             assert _clipboard(clip_tab).encode("utf-8") == raw
         _expect(clip_tab.get_by_role("button", name="Copy JSON")).to_be_visible()  # its label back
 
-    def test_browser_selecting_the_tree_and_copying_gives_the_responses_json(self, clip_tab, tree_site):
+    def test_browser_selecting_the_tree_and_copying_gives_the_responses_json(self, clip_tab,
+                                                                             tree_site):
         clip_tab.goto(tree_site[1] + "/thing/")
         # what is folded is copied too
         clip_tab.get_by_role("button", name="Fold all", exact=True).click()
@@ -2895,7 +2918,8 @@ class TestPageBodyAndLinks:
         finally:
             tab.context.close()
 
-    def test_browser_a_100000_item_page_loads_with_its_tree_form_and_links(self, chromium, live_site):
+    def test_browser_a_100000_item_page_loads_with_its_tree_form_and_links(self, chromium,
+                                                                           live_site):
         app = _tree_app(100000)
         site = live_site.serve(app)
         for script in (True, False):
@@ -2918,7 +2942,8 @@ class TestPageBodyAndLinks:
                 tab.context.close()
         assert json.loads(app.config["bodies"][-1])["name"] == "new"
 
-    def test_browser_a_1000000_key_object_loads_with_its_tree_tools_and_buttons(self, chromium, live_site):
+    def test_browser_a_1000000_key_object_loads_with_its_tree_tools_and_buttons(self, chromium,
+                                                                                live_site):
         body = {"key {}".format(i): "value {}".format(i) for i in range(1000000)}
         app = FlaskAPI(__name__)
 
@@ -2970,17 +2995,20 @@ class TestPageBodyAndLinks:
     def test_page_script_writes_json_indented_as_python_does(self, script_parts):
         text = '{"a": [1, {}, [], {"b": "x\\u00e9"}], "c": {"d": null}, "e": 2.50}'
         for indent in ("  ", "    "):
-            assert _js(script_parts, "(text, indent) => parts.writeJSON(parts.parseJSON(text), indent)",
+            assert _js(script_parts,
+                       "(text, indent) => parts.writeJSON(parts.parseJSON(text), indent)",
                        text, indent) == json.dumps(json.loads(text), indent=len(indent),
                                                    ensure_ascii=False).replace("2.5", "2.50")
 
     @pytest.mark.parametrize("count, size", [
         (0, 1), (1, 1), (100, 1), (101, 100), (10000, 100), (10001, 10000), (1000000, 10000),
         (1000001, 1000000)])
-    def test_page_script_tree_groups_long_containers_by_powers_of_100(self, script_parts, count, size):
+    def test_page_script_tree_groups_long_containers_by_powers_of_100(self, script_parts, count,
+                                                                      size):
         assert _js(script_parts, "(count) => parts.groupSize(count)", count) == size
 
-    def test_page_script_tree_shows_a_long_list_in_groups_and_its_matches_with_indexes(self, script_parts):
+    def test_page_script_tree_shows_a_long_list_in_groups_and_its_matches_with_indexes(
+            self, script_parts):
         shown = _js(script_parts, """() => {
             const tree = document.createElement("span");
             const model = parts.parseJSON(JSON.stringify(Array.from({length: 250}, (_, n) => "n" + n)));
@@ -2998,7 +3026,8 @@ class TestPageBodyAndLinks:
                          ['"n{}",'.format(n) for n in [24] + list(range(240, 249))] + ['"n249"'],
                          "Nothing matches."]
 
-    def test_page_script_tree_filter_keeps_the_way_to_each_match_in_keys_and_values(self, script_parts):
+    def test_page_script_tree_filter_keeps_the_way_to_each_match_in_keys_and_values(self,
+                                                                                    script_parts):
         found = _js(script_parts, """(text) => {
             const found = {keep: new Set(), hits: new Set()};
             parts.findMatches(parts.parseJSON(text), null, "ab", found);
@@ -3018,7 +3047,8 @@ class TestPageBodyAndLinks:
         assert script == server
         assert server[1] == ["http://x.test/wiki/A_(b)"] and server[0] == ["http://x.test/a"]
 
-    def test_the_trees_fold_buttons_are_24_px_targets_on_a_big_folded_list(self, chromium, a11y_site):
+    def test_the_trees_fold_buttons_are_24_px_targets_on_a_big_folded_list(self, chromium,
+                                                                           a11y_site):
         tab = _new_tab(chromium, a11y_site)
         try:
             tab.goto("/big/")
@@ -3150,7 +3180,8 @@ class TestPageContext:
         app.add_url_rule("/gadgets/", view_func=GadgetView.as_view("gadgets"))
         page = _browse(client, "/gadgets/")
         assert page.one("h1").text == "Gadget"
-        assert not page.find("div", class_="description") and not page.find("pre", class_="description")
+        assert not page.find("div", class_="description") and not page.find("pre",
+                                                                            class_="description")
         assert "Dispatches request methods" not in page.html
 
     @pytest.mark.skipif(flask_api._markdown_lib is None, reason="markdown is not installed")
@@ -3170,7 +3201,8 @@ class TestPageContext:
         assert not page.find("strong") and not page.find("b")
         assert "&lt;b&gt;raw&lt;/b&gt;" in page.html
 
-    def test_a_docstring_is_cut_at_a_line_of_three_dashes_where_openapi_yaml_begins(self, app, client):
+    def test_a_docstring_is_cut_at_a_line_of_three_dashes_where_openapi_yaml_begins(self, app,
+                                                                                    client):
         @app.route("/")
         def documented():
             """Things.
@@ -3229,7 +3261,8 @@ class TestPageContext:
         labels = {label.attrs.get("for"): label.text for label in page.find("label")}
         assert labels[select.attrs["id"]] == "Media type"
         assert labels[textarea.attrs["id"]] == "Content"
-        assert json.loads(textarea.text) == {"url": "http://localhost/1/", "text": "build the codez"}
+        assert json.loads(textarea.text) == {"url": "http://localhost/1/",
+                                             "text": "build the codez"}
 
     @pytest.mark.parametrize("flask_class", [FlaskAPI, Flask], ids=["FlaskAPI", "BrowsableAPI"])
     def test_the_page_of_a_post_only_view_offers_its_form_with_the_csrf_token(self, flask_class):
@@ -3253,8 +3286,10 @@ class TestPageContext:
         ("POST", "/1/", '{"text": "x"}', 405, "Allow: "),
         ("POST", "/", '{"text": ', 400, "Malformed request."),
     ])
-    def test_page_renders_errors_with_their_status(self, notes_client, method, path, body, code, shown):
-        page = _browse(notes_client, path, method=method, data=body, content_type="application/json")
+    def test_page_renders_errors_with_their_status(self, notes_client, method, path, body, code,
+                                                   shown):
+        page = _browse(notes_client, path, method=method, data=body,
+                       content_type="application/json")
         assert page.status_code == code
         assert page.content_type == "text/html; charset=utf-8"
         status_line = page.one("span", class_="status")
@@ -3263,7 +3298,8 @@ class TestPageContext:
         assert "detail" in page.body_json
 
     @pytest.mark.parametrize("flask_class", [FlaskAPI, Flask], ids=["FlaskAPI", "BrowsableAPI"])
-    def test_a_json_405_made_by_a_view_offers_the_forms_of_the_methods_in_its_allow(self, flask_class):
+    def test_a_json_405_made_by_a_view_offers_the_forms_of_the_methods_in_its_allow(self,
+                                                                                    flask_class):
         app = flask_class(__name__)
 
         @app.route("/report", methods=["GET", "POST"])
@@ -3717,7 +3753,8 @@ class TestPageResponses:
         assert _csp(page)["script-src"] == _inline_hashes(head, "script")  # the page's one
         assert _csp(page)["style-src"] == _inline_hashes(head, "style")
 
-    def test_browser_page_runs_under_its_csp_and_an_injected_script_is_blocked(self, tab, notes_site):
+    def test_browser_page_runs_under_its_csp_and_an_injected_script_is_blocked(self, tab,
+                                                                               notes_site):
         tab.add_init_script("window.__violations = []; document.addEventListener("
                             "'securitypolicyviolation', e => window.__violations.push("
                             "e.violatedDirective + ' ' + e.blockedURI))")
@@ -4553,7 +4590,8 @@ def _items_counted(tab):
 class TestStreams:
     """A view's generator in each format, on real servers and clients; its page, live."""
 
-    def test_flask_sses_published_tests_pass_unchanged_with_its_app_under_browsable_api(self, tmp_path):
+    def test_flask_sses_published_tests_pass_unchanged_with_its_app_under_browsable_api(self,
+                                                                                        tmp_path):
         _optional("flask_sse"), _optional("pytest_mock")
         status, output = _run_published_tests(_published_tests(tmp_path, "Flask-SSE==1.0.0"))
         assert status == 0 and "20 passed" in output, output
@@ -4616,7 +4654,8 @@ class TestStreams:
         assert (page.status_code, page.mimetype) == (200, "text/html")
         assert _first_bytes(page).startswith(b"<!DOCTYPE html>")
 
-    def test_a_streams_first_item_arrives_while_the_view_waits_to_make_the_second(self, stream_server):
+    def test_a_streams_first_item_arrives_while_the_view_waits_to_make_the_second(self,
+                                                                                  stream_server):
         token = "go-{}".format(random.random())
         conn, resp = stream_server.get("/paced/" + token, "application/jsonl")
         try:
@@ -4647,7 +4686,8 @@ class TestStreams:
         resp.close()
         assert stream_server.wait_closed(token), "the generator's finally never ran"
 
-    def test_head_of_a_stream_has_its_type_and_no_body_and_closes_the_generator(self, stream_server):
+    def test_head_of_a_stream_has_its_type_and_no_body_and_closes_the_generator(self,
+                                                                                stream_server):
         token = "head-{}".format(random.random())
         assert stream_server.read("/endless/" + token, "text/event-stream", "HEAD") == (
             200, "text/event-stream", b"")
@@ -4688,9 +4728,11 @@ class TestStreams:
         for path in _FLASK_EXAMPLES:
             mine = _over_socket(stream_server.port, path, accept)
             assert mine == _over_socket(stream_server.port, "/plain" + path, accept), path
-            assert re.match(rb"HTTP/1\.[01] 20", mine) and b"[" not in mine.partition(b"\r\n\r\n")[2]
+            assert re.match(rb"HTTP/1\.[01] 20",
+                            mine) and b"[" not in mine.partition(b"\r\n\r\n")[2]
 
-    def test_a_stream_accept_nothing_satisfies_is_a_406_and_the_generator_closed(self, stream_server):
+    def test_a_stream_accept_nothing_satisfies_is_a_406_and_the_generator_closed(self,
+                                                                                 stream_server):
         token = "unread-{}".format(random.random())
         status, content_type, body = stream_server.read("/endless/" + token, "image/png")
         assert (status, json.loads(body)) == (406, {
@@ -4719,7 +4761,8 @@ class TestStreams:
     @pytest.mark.parametrize("accept", ["application/jsonl", "application/x-ndjson"])
     def test_json_lines_keep_each_item_on_its_line_for_every_line_reader(
             self, stream_server, app_json, accept):
-        jsonlines, ndjson, requests = (_optional(name) for name in ("jsonlines", "ndjson", "requests"))
+        jsonlines, ndjson, requests = (_optional(name) for name in ("jsonlines", "ndjson",
+                                                                    "requests"))
         url = "http://127.0.0.1:{}{}/line-ends".format(stream_server.port, app_json)
         body = stream_server.read(app_json + "/line-ends", accept)[2]
         text = body.decode("utf-8")
@@ -4758,7 +4801,8 @@ class TestStreams:
         sseclient = _optional("sseclient")
         token = _token()
         url = "{}/events/{}?then={}".format(stream_server.url, token, then)
-        with httpx.Client(timeout=10) as client, httpx_sse.connect_sse(client, "GET", url) as source:
+        with httpx.Client(timeout=10) as client, httpx_sse.connect_sse(client, "GET",
+                                                                       url) as source:
             events = list(source.iter_sse())
         assert [(event.event, event.json(), event.id) for event in events] == _ticks(1, 3) + [last]
         assert [event.retry for event in events] == [100, 100, 100, None]
@@ -4797,7 +4841,8 @@ class TestStreams:
             pytest.skip("curl is not installed")
 
         def fetch(path, accept):
-            return subprocess.run([curl, "-sSN", "-H", "Accept: " + accept, stream_server.url + path],
+            return subprocess.run([curl, "-sSN", "-H", "Accept: " + accept,
+                                   stream_server.url + path],
                                   stdout=subprocess.PIPE, check=True, timeout=30).stdout
         token = _token()
         assert fetch("/events/{}?then=end".format(token), "text/event-stream") == (
@@ -4857,7 +4902,8 @@ class TestStreams:
         bounded.close()
         assert sock.timeouts == [None, 1, None]
 
-    def test_stream_write_timeout_frees_a_gunicorn_sync_worker_before_its_own_timeout(self, tmp_path):
+    def test_stream_write_timeout_frees_a_gunicorn_sync_worker_before_its_own_timeout(self,
+                                                                                      tmp_path):
         """gunicorn's sync worker, one request at a time, is held by a client that does not
         read until the arbiter kills it at --timeout; STREAM_WRITE_TIMEOUT lets it go first."""
         if not os.path.exists(GUNICORN):
@@ -5002,7 +5048,8 @@ class TestStreams:
         assert answer.data.startswith(b'data: {"job": 7, "step": 3}\nevent: progress\nid: 3\n\n')
         assert runs == ["2"]
 
-    def test_a_reconnection_after_the_end_or_an_error_is_an_empty_204_before_the_generator_runs(self):
+    def test_a_reconnection_after_the_end_or_an_error_is_an_empty_204_before_the_generator_runs(
+            self):
         app, runs = _events_app()
         client = app.test_client()
         for path in ("/jobs/7/events", "/failing"):
@@ -5052,7 +5099,8 @@ class TestStreams:
         with app.test_request_context(headers={"Last-Event-ID": sent} if sent else {}):
             assert request.last_event_id == read
 
-    def test_browsers_get_the_page_of_any_apps_event_stream_with_its_items_read_once_and_closed(self):
+    def test_browsers_get_the_page_of_any_apps_event_stream_with_its_items_read_once_and_closed(
+            self):
         app, closed = Flask(__name__), []
         BrowsableAPI(app)
 
@@ -5157,7 +5205,8 @@ class TestStreams:
         ("application/jsonl", ['error: "no detail"\n'], ['error: "no detail"'], None),
         ("text/event-stream", ['event: error\ndata: {"detail": "an event named error"}\n\n'],
          ['{"detail": "an event named error"}'], None),
-        ("text/event-stream", ['data: 1\n\nevent: stream-error\nid: end\ndata: {"detail": "gone"}\n\n'],
+        ("text/event-stream",
+         ['data: 1\n\nevent: stream-error\nid: end\ndata: {"detail": "gone"}\n\n'],
          ["1"], "gone"),
         ("text/event-stream", ['event: stream-error\ndata: plain words\n\n'], [], "plain words"),
         ("text/event-stream", ['event: stream-error\ndata: {"detail": "x"}\n\n', 'data: 2\n\n'],
@@ -5469,7 +5518,8 @@ class TestStreams:
         finally:
             tab.context.close()
 
-    def test_browser_shows_hostile_event_data_and_fields_as_text_under_its_csp(self, chromium, stream_site):
+    def test_browser_shows_hostile_event_data_and_fields_as_text_under_its_csp(self, chromium,
+                                                                               stream_site):
         site, app = stream_site
         tab = _new_tab(chromium, site)
         try:
@@ -5518,7 +5568,8 @@ class TestStreams:
             assert run.stdout.startswith(b'{"n": 1}\nnot JSON\n')  # the stream, as curl gets it
             tab.get_by_role("button", name="Resume").click()  # fetched with them: so is Resume
             _expect(_stream_line(tab)).to_contain_text("Ended with an error")
-            assert [seen.get("X-Token") for seen in app.seen] == [None, "s3cret", "s3cret", "s3cret"]
+            assert [seen.get("X-Token") for seen in app.seen] == [None, "s3cret", "s3cret",
+                                                                  "s3cret"]
             assert app.seen[-1]["Accept"] == "text/html"  # curl's, then the page's
         finally:
             tab.context.close()
@@ -5647,7 +5698,8 @@ class TestStreams:
         assert "below it</a>; or ask for it with an Accept: application/jsonl header" in html
         assert "open the raw stream" not in html and "format=" not in html
 
-    def test_browser_closing_a_tab_mid_stream_closes_the_views_generator(self, chromium, stream_site):
+    def test_browser_closing_a_tab_mid_stream_closes_the_views_generator(self, chromium,
+                                                                         stream_site):
         site, app = stream_site
         tab = _new_tab(chromium, site)
         _open(tab, "/ticks")
@@ -5661,7 +5713,8 @@ class TestStreams:
             return pieces.flatMap((piece) => read(new Uint8Array(piece))).concat(read(null)); }""",
                    [list(piece) for piece in pieces]) == lines
 
-    def test_page_script_sends_an_id_as_the_bytes_of_its_utf8_as_eventsource_does(self, script_parts):
+    def test_page_script_sends_an_id_as_the_bytes_of_its_utf8_as_eventsource_does(self,
+                                                                                  script_parts):
         assert _js(script_parts, "(ids) => ids.map(parts.idHeader)",
                    ["42", "\u20acuro", "\ufffd", "\U0001f600"]) == [
             "42", "\u00e2\u0082\u00acuro", "\u00ef\u00bf\u00bd", "\u00f0\u009f\u0098\u0080"]
@@ -5686,7 +5739,8 @@ class TestStreams:
         app = _job_app()
         site, target = live_site.serve(app), live_site.url + "/jobs/start?target=x"
         script = STREAM_SENDS[how]
-        other_site.serve(_pages_running({"/": (script or "").replace("TARGET", json.dumps(target))}))
+        other_site.serve(_pages_running({"/": (script or "").replace("TARGET",
+                                                                     json.dumps(target))}))
         tab = _attack_tab(chromium, site, csp)
         try:
             tab.goto("/")
@@ -5976,7 +6030,8 @@ class TestApplication:
         for name, value in headers.items():
             assert response.headers[name] == value
 
-    @pytest.mark.parametrize("result", [(None, 204), (None, status.HTTP_204_NO_CONTENT, {"X-A": "1"})],
+    @pytest.mark.parametrize("result", [(None, 204), (None, status.HTTP_204_NO_CONTENT,
+                                                      {"X-A": "1"})],
                              ids=["status", "status-headers"])
     def test_none_with_204_gives_an_empty_no_content_response(self, app, client, result):
         app.add_url_rule("/", "view", lambda: result, methods=["DELETE"])
@@ -6008,7 +6063,8 @@ class TestApplication:
 
     @pytest.mark.parametrize("renderers", [
         [JSONRenderer], ["flask_api.renderers.JSONRenderer"], ("flask_api.JSONRenderer",)])
-    def test_default_renderers_setting_takes_classes_or_dotted_strings(self, app, client, renderers):
+    def test_default_renderers_setting_takes_classes_or_dotted_strings(self, app, client,
+                                                                       renderers):
         app.config["DEFAULT_RENDERERS"] = renderers
         _add_data_view(app)
         response = client.get("/data", headers={"Accept": BROWSER_ACCEPT})
@@ -6231,7 +6287,8 @@ class TestApplication:
     def test_most_specific_user_error_handler_wins(self, app, client, order):
         for exc_class in order:
             app.register_error_handler(
-                exc_class, lambda exc, name=exc_class.__name__: ({"handler": name}, exc.status_code))
+                exc_class, lambda exc, name=exc_class.__name__: ({"handler": name},
+                                                                 exc.status_code))
         app.add_url_rule("/missing", "missing", _raiser(NotFound()))
         app.add_url_rule("/denied", "denied", _raiser(PermissionDenied()))
         assert _json(client.get("/missing")) == {"handler": "NotFound"}
@@ -6253,7 +6310,8 @@ class TestApplication:
 
     @pytest.mark.parametrize("raise_it", [lambda: abort(404), lambda: flask_api.NotFound(),
                                           lambda: flask_api.NotFound("Gone fishing.")])
-    def test_an_app_errorhandler_by_code_catches_the_frameworks_not_found(self, app, client, raise_it):
+    def test_an_app_errorhandler_by_code_catches_the_frameworks_not_found(self, app, client,
+                                                                          raise_it):
         @app.errorhandler(404)
         def not_found(exc):
             return {"mine": True, "code": exc.code}, 404
@@ -6266,7 +6324,8 @@ class TestApplication:
         response = client.get("/")
         assert response.status_code == 404 and _json(response) == {"mine": True, "code": 404}
 
-    def test_a_blueprint_errorhandler_by_code_catches_api_exceptions_raised_in_it(self, app, client):
+    def test_a_blueprint_errorhandler_by_code_catches_api_exceptions_raised_in_it(self, app,
+                                                                                  client):
         blueprint = Blueprint("things", __name__)
 
         @blueprint.errorhandler(409)
@@ -6443,13 +6502,14 @@ class TestPlainForms:
         assert "teapot" in page.response_text and "kettle" not in page.response_text
 
     @pytest.mark.parametrize("rules, path, parent", [
-        (["/shop/<int:item>/", "/shop/<int:item>/reviews/<int:key>"], "/shop/7/reviews/3", "/shop/7/"),
+        (["/shop/<int:item>/", "/shop/<int:item>/reviews/<int:key>"], "/shop/7/reviews/3",
+         "/shop/7/"),
         (["/a/b/<int:key>"], "/a/b/3", "/"),  # no route at /a/ or /a/b/: the root
         (["/<int:key>"], "/3", "/"),
         (["/tools", "/tools/<int:key>"], "/tools/3", "/tools"),  # a collection without a slash
     ])
-    def test_a_plain_form_delete_goes_to_the_nearest_prefix_that_routes(self, app, client, rules, path,
-                                                                        parent):
+    def test_a_plain_form_delete_goes_to_the_nearest_prefix_that_routes(self, app, client, rules,
+                                                                        path, parent):
         for rule in rules:
             app.add_url_rule(rule, rule, lambda **kwargs: ("", 204) if request.method == "DELETE"
                              else {"ok": True}, methods=["GET", "DELETE"])
@@ -6598,7 +6658,8 @@ class TestAnyFlaskApp:
             with_page, without = make().test_client(), make(browsable=False).test_client()
             for method, path, body in sequence:
                 seen = _exchange(with_page, method, path, accept, body)
-                assert seen == _exchange(without, method, path, accept, body), (accept, method, path)
+                assert seen == _exchange(without, method, path, accept, body), (accept, method,
+                                                                                path)
         with_page, without = make().test_client(), make(browsable=False).test_client()
         forced = _exchange(with_page, "GET", "/things/1?format=json", BROWSER_ACCEPT)
         assert forced == _exchange(without, "GET", "/things/1?format=json", BROWSER_ACCEPT)
@@ -6635,7 +6696,8 @@ class TestAnyFlaskApp:
         assert page.content_type == "text/html; charset=utf-8"
         assert page.one("h1").text == "Thing List"
         # A <div> of Markdown's HTML, or a <pre> of the docstring where Markdown is not installed
-        description = page.find("div", class_="description") or page.find("pre", class_="description")
+        description = page.find("div", class_="description") or page.find("pre",
+                                                                          class_="description")
         assert len(description) == 1 and "All things." in description[0].text
         expected = client.get("/things/", headers={"Accept": "application/json"}).get_json()
         assert page.body_json == expected
@@ -6718,7 +6780,8 @@ class TestAnyFlaskApp:
 
         @outer.route("/relay/<accept>")
         def relay(accept):
-            answer = inner.test_client().get("/things/1", headers={"Accept": accept.replace("~", "/")})
+            answer = inner.test_client().get("/things/1", headers={"Accept": accept.replace("~",
+                                                                                            "/")})
             return jsonify(inner=answer.mimetype)
 
         client = outer.test_client()
@@ -6827,7 +6890,8 @@ class TestAnyFlaskApp:
         things_tab.get_by_role("link", name=things_site + "/things/").click()
         things_tab.wait_for_url(things_site + "/things/")
         _expect(things_tab.locator("h1")).to_have_text("Thing List")
-        api_client = urllib.request.Request(things_site + "/", headers={"Accept": "application/json"})
+        api_client = urllib.request.Request(things_site + "/",
+                                            headers={"Accept": "application/json"})
         with pytest.raises(urllib.error.HTTPError) as error:
             urllib.request.urlopen(api_client, timeout=10)
         assert error.value.code == 404
@@ -7433,7 +7497,8 @@ class TestOpenAPI:
         app = make(__name__)
         if make is Flask:
             BrowsableAPI(app)
-        app.add_url_rule("/openapi.json", "mine", lambda: jsonify(mine=True), methods=["GET", "PUT"])
+        app.add_url_rule("/openapi.json", "mine", lambda: jsonify(mine=True), methods=["GET",
+                                                                                       "PUT"])
         client = app.test_client()
         assert client.get("/openapi.json", headers=JSON).get_json() == {"mine": True}
         assert client.put("/openapi.json", headers=JSON).get_json() == {"mine": True}
@@ -7819,7 +7884,8 @@ class TestOpenAPI:
         assert body["multipart/form-data"]["schema"]["properties"]["text"] == {"type": "string"}
         _skip_where_the_library_breaks_errors("flask-restful")
         restful = _restful_things()  # Flask-RESTful writes no document: set_openapi does
-        assert _operation(_served_document(restful), "/things/", "post")["requestBody"] == THING_BODY
+        assert _operation(_served_document(restful), "/things/",
+                          "post")["requestBody"] == THING_BODY
         client = restful.test_client()
         assert client.post("/things/", json={"name": 7}).status_code == 400
         assert client.post("/things/", json={"name": "cup"}).status_code == 201
@@ -7863,7 +7929,8 @@ class TestOpenAPI:
         assert app.test_client().get("/openapi.json", headers=JSON).get_json() == {"mine": True}
 
     @pytest.mark.parametrize("version", [None, "3.2.0"])
-    def test_openapi_lists_a_streams_media_types_and_places_its_item_schema_by_version(self, version):
+    def test_openapi_lists_a_streams_media_types_and_places_its_item_schema_by_version(self,
+                                                                                       version):
         validator = _optional("openapi_spec_validator")
         app, _ = _streams_app()
         if version:
@@ -8484,7 +8551,8 @@ class TestSchemaForm:
         _expect(_field(tab, "note")).to_have_value("ring twice")
         assert _field(tab, "size").locator("option").all_inner_texts() == [
             "(none)", "small", "large", "3", "null"]
-        assert _field(tab, "gift").locator("option").all_inner_texts() == ["(none)", "true", "false"]
+        assert _field(tab, "gift").locator("option").all_inner_texts() == ["(none)", "true",
+                                                                           "false"]
         _expect(tab.get_by_label("id", exact=True)).to_have_count(0)  # readOnly: not sent
         # an object as a fieldset; an object without properties as a box of JSON; the required
         # field of an optional object is required once the object is being filled in
@@ -8508,7 +8576,8 @@ class TestSchemaForm:
                                         '"gift": false, "note": null, "address": {"city": "Bergen", '
                                         '"zip": "5003"}, "extra": {"ribbon": [1, 2.0]}}']
 
-    def test_browser_schema_arrays_add_and_remove_items_by_buttons_named_for_them(self, tab, schema_site):
+    def test_browser_schema_arrays_add_and_remove_items_by_buttons_named_for_them(self, tab,
+                                                                                  schema_site):
         app, site = schema_site
         tab.goto(site + "/orders/")
         _field(tab, "name").fill("tea")
@@ -8531,7 +8600,8 @@ class TestSchemaForm:
         sent = json.loads(app.config["bodies"][-1])
         assert (sent["tags"], sent["lines"]) == (["one", "three"], [{"sku": "T-1", "qty": 4}])
 
-    def test_browser_schema_required_field_left_empty_is_refused_before_sending(self, tab, schema_site):
+    def test_browser_schema_required_field_left_empty_is_refused_before_sending(self, tab,
+                                                                                schema_site):
         app, site = schema_site
         tab.goto(site + "/orders/")
         _field(tab, "count").fill("1")
@@ -8547,7 +8617,8 @@ class TestSchemaForm:
         _expect(tab.locator("pre.response")).to_contain_text("HTTP 201")
         assert app.config["bodies"] == ['{"name": "raw"}']
 
-    def test_browser_schema_integer_past_2_53_reaches_the_server_to_the_digit(self, tab, schema_site):
+    def test_browser_schema_integer_past_2_53_reaches_the_server_to_the_digit(self, tab,
+                                                                              schema_site):
         app, site = schema_site
         tab.goto(site + "/orders/")
         _field(tab, "name").fill("tea")
@@ -8563,7 +8634,8 @@ class TestSchemaForm:
         assert '"count": {},'.format(BIG_INTEGER) in app.config["bodies"][-1]
         assert json.loads(app.config["bodies"][-1])["count"] == int(BIG_INTEGER)
 
-    def test_browser_schema_patch_with_the_puts_schema_sends_only_what_is_filled_in(self, tab, live_site):
+    def test_browser_schema_patch_with_the_puts_schema_sends_only_what_is_filled_in(self, tab,
+                                                                                    live_site):
         """A PUT's schema makes the form; its required marks hold for the PUT, not for a PATCH."""
         app, bodies = FlaskAPI(__name__), []
         schema = {"type": "object", "required": ["name", "count"], "properties": {
@@ -8597,7 +8669,8 @@ class TestSchemaForm:
         ("price", "0", "A number more than 0 is expected."),
         ("name", "Tea", "The value must match ^[a-z ]+$."),
     ])
-    def test_browser_schema_checks_each_value_before_sending(self, tab, schema_site, field, text, message):
+    def test_browser_schema_checks_each_value_before_sending(self, tab, schema_site, field, text,
+                                                             message):
         app, site = schema_site
         tab.goto(site + "/orders/")
         for name, value in {"name": "tea", "count": "1", field: text}.items():
@@ -8688,7 +8761,8 @@ class TestSchemaForm:
             _field(tab, name).fill(valid)
         put.click()
         _expect(tab.locator("pre.response")).to_contain_text("PUT /words/1")
-        assert json.loads(app.config["bodies"][-1]) == {"nested": "a" * 10000, "either": "a" * 10000,
+        assert json.loads(app.config["bodies"][-1]) == {"nested": "a" * 10000,
+                                                        "either": "a" * 10000,
                                                         "twice": "ab"}
         # a check is about 10 ms on an idle machine, 20-40 ms measured on one shared with other
         # work; RegExp's took years: the bound is that of a tab that never hangs, on any machine
@@ -8700,7 +8774,8 @@ class TestSchemaForm:
         app = _hand_schemas_app({"PUT": {"content": ["application/json"], "fallback": why}})
         site = live_site.serve(app)
         tab.goto(site + "/things/1")
-        _expect(tab.get_by_role("tabpanel", name="HTML form").locator("#api-form-why")).to_have_text(
+        _expect(tab.get_by_role("tabpanel",
+                                name="HTML form").locator("#api-form-why")).to_have_text(
             why)  # the server's sentence, as it is
         _expect(tab.get_by_role("group", name="PUT body, as documented")).to_have_count(0)
         tab.get_by_label("size", exact=True).fill("large")  # the form from the data, as before
@@ -8738,7 +8813,8 @@ class TestSchemaForm:
         _expect(tab.locator("pre.response .stream-line")).to_contain_text("Ended. 3 items")
         _expect(_field(tab, "size")).to_have_value("")
 
-    def test_browser_schema_past_a_thousand_fields_gives_the_data_form_saying_why(self, tab, live_site):
+    def test_browser_schema_past_a_thousand_fields_gives_the_data_form_saying_why(self, tab,
+                                                                                  live_site):
         many = {"type": "object", "properties": {"f%d" % n: {"type": "string"}
                                                  for n in range(2000)}}
         app = _hand_schemas_app({"PUT": {"content": ["application/json"], "schema": many}})
@@ -8788,7 +8864,8 @@ class TestSchemaForm:
         app = _hand_schemas_app({"PUT": {"content": ["application/json"], "schema": WRAPPED_BODY}},
                                 {"name": "kettle", "home": {"berth": 3}})
         tab.goto(live_site.serve(app) + "/things/1")
-        keeper, vet = (tab.get_by_role("group", name=name, exact=True) for name in ("keeper", "vet"))
+        keeper, vet = (tab.get_by_role("group", name=name, exact=True) for name in ("keeper",
+                                                                                    "vet"))
         _expect(keeper.get_by_label("name", exact=True)).to_have_js_property("tagName", "INPUT")
         _expect(keeper).to_have_accessible_description(
             "Who keeps it. Left out until something in it is filled in.")
@@ -8806,7 +8883,8 @@ class TestSchemaForm:
         tab.get_by_role("button", name="PUT").click()
         _expect(tab.locator("pre.response")).to_contain_text("PUT /things/1")
         assert json.loads(app.config["bodies"][-1]) == {
-            "name": "kettle", "keeper": None, "vet": {"name": "Vera"}, "home": {"street": "Elm Row"}}
+            "name": "kettle", "keeper": None, "vet": {"name": "Vera"},
+                                                        "home": {"street": "Elm Row"}}
 
     @pytest.mark.parametrize("library, version", PET_LIBRARIES,
                              ids=["-".join(filter(None, case)) for case in PET_LIBRARIES])
@@ -8829,7 +8907,8 @@ class TestSchemaForm:
         assert owner.get_by_label("name").evaluate("input => input.validationMessage")
         owner.get_by_label("name").fill("Ann")
         # the wrapped ones have the referenced object's fields, and the nullable one a null box
-        vet, keeper = (tab.get_by_role("group", name=name, exact=True) for name in ("vet", "keeper"))
+        vet, keeper = (tab.get_by_role("group", name=name, exact=True) for name in ("vet",
+                                                                                    "keeper"))
         _expect(vet).to_have_accessible_description(
             "The vet. Left out until something in it is filled in.")
         vet.get_by_label("name").fill("Vera")
@@ -8900,7 +8979,8 @@ class TestSchemaForm:
         assert app.config["bodies"] == ['{"name": "teapot"}',
                                         '{"name": "teapot", "shipping": {"city": "Bergen"}}']
 
-    def test_browser_schema_optional_objects_nulls_and_shapes_by_keyboard_alone(self, tab, live_site):
+    def test_browser_schema_optional_objects_nulls_and_shapes_by_keyboard_alone(self, tab,
+                                                                                live_site):
         app = _library_pets("flask-smorest", "3.0.3")
         tab.goto(live_site.serve(app) + "/pets")
         _tab_to(tab, "[data-root] > .field > [data-key=name]")
@@ -8953,8 +9033,8 @@ class TestSchemaForm:
             tab.context.close()
 
     @pytest.mark.parametrize("theme", ["light", "dark"])
-    def test_axe_finds_nothing_on_a_schema_form_with_every_kind_of_field(self, chromium, schema_site,
-                                                                          theme):
+    def test_axe_finds_nothing_on_a_schema_form_with_every_kind_of_field(self, chromium,
+                                                                         schema_site, theme):
         app, site = schema_site
         tab = _new_tab(chromium, site)
         try:
@@ -8977,7 +9057,8 @@ class TestSchemaForm:
                    cases) == [order for _, _, order in COMPARED_NUMBERS]
 
     @pytest.mark.parametrize("schema, read", WRAPPED_SCHEMAS)
-    def test_page_script_reads_through_the_wrappers_libraries_write(self, script_parts, schema, read):
+    def test_page_script_reads_through_the_wrappers_libraries_write(self, script_parts, schema,
+                                                                    read):
         assert _js(script_parts, """(text) => {
             const {k, kind, nullable, shapes} = parts.schemaKind(parts.parseJSON(text));
             return [kind, nullable, k.properties?.entries.map((member) => member[0]) ?? null,
@@ -8994,8 +9075,8 @@ class TestSchemaForm:
             parts.matchesPattern(pattern, text))""", UNCHECKED_PATTERNS) == [True] * 6
 
     @pytest.mark.parametrize("pattern, text, matches", CATASTROPHIC_PATTERNS)
-    def test_page_script_checks_a_catastrophic_pattern_in_milliseconds(self, script_parts, pattern, text,
-                                                                       matches):
+    def test_page_script_checks_a_catastrophic_pattern_in_milliseconds(self, script_parts, pattern,
+                                                                       text, matches):
         found, took = _js(script_parts, """(pattern, text) => {
             const started = performance.now();
             return [parts.matchesPattern(pattern, text), performance.now() - started];
@@ -9961,7 +10042,8 @@ class TestSigningIn:
             _assert_inert(page)
 
     @pytest.mark.parametrize("flask_class", [FlaskAPI, Flask], ids=["FlaskAPI", "BrowsableAPI"])
-    def test_sign_in_challenge_added_after_the_page_is_rendered_is_written_into_its_block(self, flask_class):
+    def test_sign_in_challenge_added_after_the_page_is_rendered_is_written_into_its_block(
+            self, flask_class):
         httpauth = _optional("flask_httpauth")
         for schemes in (None, {"basic": SCHEMES["basic"]}):  # a block added, or one rewritten
             app = _late_challenge_app([], flask_class, schemes)
@@ -10056,7 +10138,8 @@ class TestSigningIn:
                                                                                "HEAD": []}
 
     @pytest.mark.parametrize("library", ["apiflask", "flask-smorest"])
-    def test_sign_in_librarys_documented_auth_reaches_document_and_page_its_own_unchanged(self, library):
+    def test_sign_in_librarys_documented_auth_reaches_document_and_page_its_own_unchanged(self,
+                                                                                          library):
         _skip_where_the_library_breaks_errors("flask-smorest")
         make = {"apiflask": _apiflask_auth_app, "flask-smorest": _smorest_auth_app}[library]
         own_url = "/openapi.json" if library == "apiflask" else "/spec.json"
@@ -10281,7 +10364,8 @@ class TestSigningIn:
                                                  if value is not None})
         assert status == 400 and json.loads(text)["error"] in ("invalid_grant", "invalid_request")
 
-    def test_sign_in_oauth_client_credentials_and_refresh_tokens_at_the_token_endpoint(self, oauth_server):
+    def test_sign_in_oauth_client_credentials_and_refresh_tokens_at_the_token_endpoint(
+            self, oauth_server):
         client, api = _HTTPClient(oauth_server.issuer), _HTTPClient(oauth_server.api_url)
         service = {"Authorization": _basic(SERVICE_CLIENT, SERVICE_SECRET)}
         status, headers, _ = client("/token", method="OPTIONS", headers={
@@ -10531,7 +10615,8 @@ class TestFlaskAPI3Compatibility:
         assert response.data == b'{"detail": "Malformed request."}'
 
     @pytest.mark.parametrize("handles, code, body", [(True, 200, b"<empty>"), (False, 204, b"")])
-    def test_handles_empty_responses_renders_none_204_as_in_3x(self, app, client, handles, code, body):
+    def test_handles_empty_responses_renders_none_204_as_in_3x(self, app, client, handles, code,
+                                                               body):
         class EmptyAware(BaseRenderer):
             media_type = "text/plain"
             handles_empty_responses = handles
@@ -11254,7 +11339,8 @@ class TestFormTab:
             return [request.type, request.body instanceof FormData, [...request.body]];
         }""", "a=1&b=%40%2Fetc%2Fpasswd&a=two+words&c=&=d")
         assert fields == ["multipart/form-data", True,
-                          [["a", "1"], ["b", "@/etc/passwd"], ["a", "two words"], ["c", ""], ["", "d"]]]
+                          [["a", "1"], ["b", "@/etc/passwd"], ["a", "two words"], ["c", ""], ["",
+                                                                                              "d"]]]
 
     @pytest.mark.parametrize("kind, text, checked, null, blank, sent", FIELDS)
     def test_page_script_form_fields_are_sent_as_json_losing_nothing(
@@ -11269,8 +11355,8 @@ class TestFormTab:
         ("json", "{a: 1}", "JSON: a key expected at 1"),
         ("json", "[1,]", "JSON: a value expected at 3"),
     ])
-    def test_page_script_form_fields_refuse_what_their_kind_cannot_take(self, script_parts, kind, text,
-                                                                        message):
+    def test_page_script_form_fields_refuse_what_their_kind_cannot_take(self, script_parts, kind,
+                                                                        text, message):
         assert _js(script_parts, """(kind, text) => {
             try { return parts.fieldJSON(kind, text, false, false, false); }
             catch (error) { return error.message; }
@@ -11287,7 +11373,8 @@ class TestFormTab:
             form.focus()
             for key, focused, shown in [("ArrowRight", raw, "#api-raw"), ("ArrowRight", form,
                                         "#api-fields"), ("End", raw, "#api-raw"),
-                                        ("Home", form, "#api-fields"), ("ArrowLeft", raw, "#api-raw")]:
+                                        ("Home", form, "#api-fields"), ("ArrowLeft", raw,
+                                                                        "#api-raw")]:
                 tab.keyboard.press(key)
                 _expect(focused).to_be_focused()
                 _expect(focused).to_have_attribute("aria-selected", "true")
@@ -11525,7 +11612,8 @@ class TestAccessibility:
         finally:
             tab.context.close()
 
-    def test_forced_colors_keep_focus_rings_fold_glyphs_and_the_selected_tab(self, chromium, a11y_site):
+    def test_forced_colors_keep_focus_rings_fold_glyphs_and_the_selected_tab(self, chromium,
+                                                                             a11y_site):
         tab = _new_tab(chromium, a11y_site)
         try:
             tab.emulate_media(forced_colors="active")
@@ -11558,7 +11646,8 @@ class TestAccessibility:
             tab.context.close()
 
     @pytest.mark.parametrize("path, action", [("/", None), ("/0/", _raw_tab), ("/big/", _fold_all),
-                                              ("/?page=2", lambda tab: _add_header(tab, "X-A", "b"))])
+                                              ("/?page=2", lambda tab: _add_header(tab, "X-A",
+                                                                                   "b"))])
     def test_at_400_percent_zoom_nothing_scrolls_sideways_but_the_responses_long_lines(
             self, chromium, a11y_site, path, action):
         tab = _new_tab(chromium, a11y_site, viewport={"width": 320, "height": 256})
@@ -11681,7 +11770,8 @@ class TestNotesAPI:
 
     def test_post_after_deleting_the_largest_key_reuses_it(self, notes_client):
         assert notes_client.delete("/2/").status_code == 204
-        assert notes_client.post("/", json={"text": "new"}).get_json()["url"] == "http://localhost/2/"
+        assert notes_client.post("/",
+                                 json={"text": "new"}).get_json()["url"] == "http://localhost/2/"
 
     def test_post_after_put_of_a_high_key_continues_above_it(self, notes_client):
         notes_client.put("/41/", json={"text": "far away"})
@@ -11831,7 +11921,8 @@ class TestNotesAPI:
         assert _texts(client) == INITIAL_TEXTS
 
     @pytest.mark.parametrize("key", NOT_INTEGER_KEYS)
-    def test_delete_with_a_non_integer_key_is_a_404_and_deletes_nothing(self, key, make_notes_client):
+    def test_delete_with_a_non_integer_key_is_a_404_and_deletes_nothing(self, key,
+                                                                        make_notes_client):
         client = make_notes_client(propagate=False)
         _assert_api_error(client.delete("/{}/".format(key)), 404)
         assert _texts(client) == INITIAL_TEXTS
@@ -11853,7 +11944,8 @@ class TestNotesAPI:
         resp = client.get("/")
         assert resp.status_code == 200
         assert resp.get_json()[:3] == [
-            {"url": "http://localhost/{}/".format(k), "text": t} for k, t in enumerate(INITIAL_TEXTS)]
+            {"url": "http://localhost/{}/".format(k), "text": t} for k,
+                                       t in enumerate(INITIAL_TEXTS)]
 
     def test_note_url_is_absolute_and_leads_back_to_the_note(self, notes_client):
         created = notes_client.post("/", json={"text": "follow me"}).get_json()
@@ -11871,8 +11963,10 @@ class TestNotesAPI:
         listed = notes_client.get("/", **kwargs).get_json()
         assert [note["url"] for note in listed] == [root + "/0/", root + "/1/", root + "/2/"]
         assert notes_client.get("/1/", **kwargs).get_json()["url"] == root + "/1/"
-        assert notes_client.post("/", json={"text": "x"}, **kwargs).get_json()["url"] == root + "/3/"
-        assert notes_client.put("/8/", json={"text": "y"}, **kwargs).get_json()["url"] == root + "/8/"
+        assert notes_client.post("/", json={"text": "x"},
+                                 **kwargs).get_json()["url"] == root + "/3/"
+        assert notes_client.put("/8/", json={"text": "y"},
+                                **kwargs).get_json()["url"] == root + "/8/"
 
     def test_concurrent_posts_never_lose_a_note_or_share_a_key(self, notes_db):
         app = notes_app.create_app(db=notes_db)
@@ -11896,7 +11990,8 @@ class TestNotesAPI:
         assert sorted(keys) == list(range(3, 3 + total))
         listed = app.test_client().get("/").get_json()
         assert len(listed) == 3 + total
-        assert {(n["url"], n["text"]) for n in listed[3:]} == {(n["url"], n["text"]) for n in created}
+        assert {(n["url"], n["text"]) for n in listed[3:]} == {(n["url"],
+                                                                n["text"]) for n in created}
 
     def test_concurrent_puts_deletes_posts_and_reads_never_crash(self, notes_db):
         app = notes_app.create_app(db=notes_db)
@@ -11924,7 +12019,8 @@ class TestNotesAPI:
         for note in listed:
             assert client.get(note["url"]).get_json() == note
 
-    def test_post_when_the_largest_key_is_taken_is_a_conflict_and_stores_nothing(self, make_notes_client):
+    def test_post_when_the_largest_key_is_taken_is_a_conflict_and_stores_nothing(self,
+                                                                                 make_notes_client):
         largest = 10 ** notes_app.MAX_KEY_DIGITS - 1
         client = make_notes_client({largest: "last"})
         resp = client.post("/", json={"text": "one too many"})
@@ -11983,12 +12079,14 @@ class TestNotesLimitsAndHosts:
         assert (_status_for_body_of(app, 5000), _status_for_body_of(app, 5001)) == (201, 413)
 
     @pytest.mark.parametrize("value", ["", "lots", "-5", "0", "1.5"])
-    def test_notes_max_body_from_the_environment_must_be_a_positive_number(self, monkeypatch, value):
+    def test_notes_max_body_from_the_environment_must_be_a_positive_number(self, monkeypatch,
+                                                                           value):
         monkeypatch.setenv("NOTES_MAX_BODY", value)
         with pytest.raises(ValueError, match="NOTES_MAX_BODY"):
             notes_app.create_app()
 
-    def test_notes_app_main_sets_the_body_limit_from_flag_or_environment(self, notes_main, monkeypatch):
+    def test_notes_app_main_sets_the_body_limit_from_flag_or_environment(self, notes_main,
+                                                                         monkeypatch):
         assert notes_main([])[0].config["MAX_CONTENT_LENGTH"] == MiB
         assert notes_main(["--max-body", "2048"])[0].config["MAX_CONTENT_LENGTH"] == 2048
         monkeypatch.setenv("NOTES_MAX_BODY", "4096")
@@ -12012,7 +12110,8 @@ class TestNotesLimitsAndHosts:
         assert texts == INITIAL_TEXTS
 
     @pytest.mark.parametrize("host", ["example.com", "api.example.com", "api.example.com:8080"])
-    def test_notes_request_with_a_trusted_host_works_and_links_to_it(self, trusting_notes_client, host):
+    def test_notes_request_with_a_trusted_host_works_and_links_to_it(self, trusting_notes_client,
+                                                                     host):
         resp = trusting_notes_client.get("/1/", headers={"Host": host})
         assert resp.status_code == 200
         assert resp.get_json()["url"] == "http://{}/1/".format(host)
@@ -12146,7 +12245,8 @@ class TestNotesSQLite:
         assert _put(client, 1, "new").status_code == 200  # writes again once it can
         assert client.get("/1/").get_json()["text"] == "new"
 
-    def test_a_worker_starts_while_another_process_holds_the_write_lock(self, tmp_path, monkeypatch):
+    def test_a_worker_starts_while_another_process_holds_the_write_lock(self, tmp_path,
+                                                                        monkeypatch):
         path = tmp_path / "notes.db"
         notes_app.create_app(db=str(path))
         monkeypatch.setattr(notes_app, "BUSY_TIMEOUT", 0.5)
@@ -12298,7 +12398,8 @@ class TestNotesPostgres:
         again = notes_app.create_app(db=url).test_client()  # another server: nothing re-seeded
         assert _texts(again) == ["build the codez", "paint the door", "four", "nine", "ten"]
 
-    def test_postgres_refuses_a_notes_table_that_is_not_this_apps(self, postgres, notes_main, capsys):
+    def test_postgres_refuses_a_notes_table_that_is_not_this_apps(self, postgres, notes_main,
+                                                                  capsys):
         import psycopg
         url = postgres.new_database()
         with psycopg.connect(url, autocommit=True) as db:
@@ -12340,7 +12441,8 @@ class TestNotesPostgres:
         assert len(said) == 1, said
         assert said[0].startswith("notes_app: cannot reach the PostgreSQL database (connection")
 
-    def test_gunicorn_starts_with_postgres_down_answers_503_then_serves_once_it_is_up(self, tmp_path):
+    def test_gunicorn_starts_with_postgres_down_answers_503_then_serves_once_it_is_up(self,
+                                                                                      tmp_path):
         """Workers that exited for a database out of reach were booted again twice a second,
         each saying why, and nothing answered."""
         if not os.path.exists(GUNICORN):
@@ -12617,7 +12719,8 @@ class TestNotesOnGunicorn:
             for proc, _ in machines:
                 _stop(proc)
 
-    def test_a_gunicorn_worker_killed_mid_write_loses_nothing_acknowledged(self, postgres, tmp_path):
+    def test_a_gunicorn_worker_killed_mid_write_loses_nothing_acknowledged(self, postgres,
+                                                                           tmp_path):
         if not os.path.exists(GUNICORN):
             pytest.skip("gunicorn is not installed")
         env = {k: v for k, v in os.environ.items() if not k.startswith("NOTES_")}
