@@ -2702,8 +2702,9 @@ class TestPageBodyAndLinks:
     def test_page_escapes_hostile_response_headers(self, app, client):
         @app.route("/")
         def hostile_headers():
-            return {"ok": True}, 200, {"X-<img src=x onerror=alert(1)>": '"><script>alert(1)</script>',
-                                       "X-Quote": "' onmouseover='alert(1)"}
+            return {"ok": True}, 200, {
+                "X-<img src=x onerror=alert(1)>": '"><script>alert(1)</script>',
+                "X-Quote": "' onmouseover='alert(1)"}
         page = _browse(client, "/")
         _assert_inert(page)
         assert "X-<img src=x onerror=alert(1)>: \"><script>alert(1)</script>" in page.response_text
@@ -2914,7 +2915,8 @@ class TestPageBodyAndLinks:
             _expect(body).to_contain_text('"name": "item 19999"')  # the last, in its block
             assert tab.locator(".tree").count() == 0
             tab.goto("/thing/")
-            _expect(tab.locator("pre.response .body")).to_contain_text('\n    "big": 9007199254740993')
+            _expect(tab.locator("pre.response .body")).to_contain_text(
+                '\n    "big": 9007199254740993')
         finally:
             tab.context.close()
 
@@ -2989,7 +2991,8 @@ class TestPageBodyAndLinks:
     ])
     def test_page_script_refuses_what_is_not_json_and_says_where(self, script_parts, text, found):
         assert _js(script_parts, """(text) => {
-            try { parts.parseJSON(text); } catch (error) { return error.name + ": " + error.message; }
+            try { parts.parseJSON(text); }
+            catch (error) { return error.name + ": " + error.message; }
         }""", text) == "SyntaxError: JSON: " + found
 
     def test_page_script_writes_json_indented_as_python_does(self, script_parts):
@@ -3011,7 +3014,8 @@ class TestPageBodyAndLinks:
             self, script_parts):
         shown = _js(script_parts, """() => {
             const tree = document.createElement("span");
-            const model = parts.parseJSON(JSON.stringify(Array.from({length: 250}, (_, n) => "n" + n)));
+            const model = parts.parseJSON(
+                JSON.stringify(Array.from({length: 250}, (_, n) => "n" + n)));
             parts.showTree(tree, model, 1);
             const groups = [...tree.querySelectorAll(".range")].map((line) => line.dataset.range);
             const status = parts.filterTree(tree, model, "N24");
@@ -3293,7 +3297,8 @@ class TestPageContext:
         assert page.status_code == code
         assert page.content_type == "text/html; charset=utf-8"
         status_line = page.one("span", class_="status")
-        assert status_line.has_class("error") and status_line.text.startswith("HTTP {} ".format(code))
+        assert status_line.has_class("error")
+        assert status_line.text.startswith("HTTP {} ".format(code))
         assert shown in page.response_text
         assert "detail" in page.body_json
 
@@ -4751,7 +4756,8 @@ class TestStreams:
             self, stream_server, accept, body):
         assert stream_server.read("/failing", accept)[::2] == (200, body)
         deadline = time.monotonic() + 5  # gunicorn writes its log from the worker, a bit later
-        while "the database went away" not in stream_server.logged() and time.monotonic() < deadline:
+        while ("the database went away" not in stream_server.logged()
+               and time.monotonic() < deadline):
             time.sleep(0.02)
         log = stream_server.logged()
         assert "Exception in the stream of /failing [GET]" in log
@@ -4792,12 +4798,14 @@ class TestStreams:
         assert client.get("/items").data == b'[{"a": 1, "b": "\\u00fc\\u2028"}]'
         _json_settings(app, ensure_ascii=False, sort_keys=False)
         assert client.get("/items?format=ndjson").data == '{"b": "ü\\u2028", "a": 1}\n'.encode()
-        assert client.get("/items?format=sse").data == 'data: {"b": "ü\\u2028", "a": 1}\n\n'.encode()
+        assert client.get("/items?format=sse").data == (
+            'data: {"b": "ü\\u2028", "a": 1}\n\n'.encode())
 
     @pytest.mark.parametrize("then, last", [("end", _END), ("error", _ERROR)])
     def test_httpx_sse_and_sseclient_read_every_field_and_a_reconnection_after_the_end_is_a_204(
             self, stream_server, then, last):
-        httpx, httpx_sse, requests = _optional("httpx"), _optional("httpx_sse"), _optional("requests")
+        httpx, httpx_sse = _optional("httpx"), _optional("httpx_sse")
+        requests = _optional("requests")
         sseclient = _optional("sseclient")
         token = _token()
         url = "{}/events/{}?then={}".format(stream_server.url, token, then)
@@ -4958,7 +4966,8 @@ class TestStreams:
 
         response = app.test_client().get("/text", headers={"Accept": "application/json"})
         assert (response.status_code, response.data) == (201, b"ab")
-        assert response.headers["X-Job"] == "7" and response.content_type == "text/html; charset=utf-8"
+        assert response.headers["X-Job"] == "7"
+        assert response.content_type == "text/html; charset=utf-8"
         assert "Vary" not in response.headers and "X-Accel-Buffering" not in response.headers
 
     def test_a_stream_of_json_values_with_a_content_type_of_the_views_is_refused_before_it_is_sent(
@@ -5219,7 +5228,8 @@ class TestStreams:
         assert [data for data, _ in items] == shown
         assert end["data-end"] == ("ended" if detail is None else "error")
         assert end.get("data-detail") == detail
-        assert end["text"].startswith("Ended with an error: " + detail if detail else "Ended \u00b7")
+        assert end["text"].startswith(
+            "Ended with an error: " + detail if detail else "Ended \u00b7")
         if detail == "gone":
             assert end["data-last-id"] == "end"  # Resume sends it; the server answers 204
 
@@ -5473,7 +5483,8 @@ class TestStreams:
         tab = _new_tab(chromium, site)
         try:
             _open(tab, "/finishing.sse")
-            _expect(_stream_line(tab)).to_contain_text("Ended with an error: The job failed. 1 item")
+            _expect(_stream_line(tab)).to_contain_text(
+                "Ended with an error: The job failed. 1 item")
             _expect(tab.locator(".stream-tools")).to_contain_text("after id \u201cend\u201d")
             tab.get_by_role("button", name="Resume").click()
             _expect(_stream_line(tab)).to_have_text(re.compile(
@@ -5532,8 +5543,8 @@ class TestStreams:
             _open(tab, "/hostile.sse")
             _expect(_stream_line(tab)).to_contain_text("Ended. 2 items")
             _expect(tab.locator(".item .key").first).to_have_text(
-                '#1 event: <img src=x onerror="window.__pwned=1"> id: </script><script>window.__pwned'
-                '=2</script>')
+                '#1 event: <img src=x onerror="window.__pwned=1"> id: </script>'
+                '<script>window.__pwned=2</script>')
             _expect(tab.locator(".item").first.locator(".s")).to_have_text(
                 '"<img src=x onerror=\\"window.__pwned=3\\">"')
             _expect(tab.locator(".item").last).to_contain_text(
@@ -5757,7 +5768,8 @@ class TestStreams:
                 if how == "a link":
                     tab.get_by_role("link", name="go").click()
             shown.wait_for_url(target, wait_until="commit")
-            _expect(_stream_line(shown)).to_contain_text("Ended. 2 items")  # as the browser loaded it
+            # as the browser loaded it
+            _expect(_stream_line(shown)).to_contain_text("Ended. 2 items")
             assert app.runs == [None]  # once, and without the header
             again = shown.get_by_role("button", name="Fetch again with your stored headers")
             _expect(again).to_be_visible()
@@ -5832,7 +5844,8 @@ class TestStreams:
                 _open(tab, "/big")
                 _expect(_stream_line(tab)).to_contain_text("Ended. 1 item", timeout=60000)
             assert tab.evaluate("window.__tasks") == []
-            _expect(tab.locator(".item .key")).to_contain_text("(cut: the first 1,048,576 characters")
+            _expect(tab.locator(".item .key")).to_contain_text(
+                "(cut: the first 1,048,576 characters")
             assert tab.locator(".item .s").text_content().startswith('{"items": [1234567890,')
             assert len(tab.locator(".item .s").text_content()) == 16 * 1024 + 1  # drawn: its start
             _within_ceilings(_tab_memory(tab))
@@ -7343,7 +7356,8 @@ class TestOpenAPI:
         assert sorted(search["query"]["responses"]) == ["200", "2XX", "400", "406", "413", "415"]
         assert search["query"]["operationId"] == "search_query"
         pot = document["paths"]["/pot"]
-        assert list(pot) == ["additionalOperations"] and list(pot["additionalOperations"]) == ["BREW"]
+        assert list(pot) == ["additionalOperations"]
+        assert list(pot["additionalOperations"]) == ["BREW"]
         assert pot["additionalOperations"]["BREW"]["operationId"] == "pot_brew"
         assert "requestBody" not in pot["additionalOperations"]["BREW"]  # what BREW takes, unsaid
 
@@ -7601,7 +7615,8 @@ class TestOpenAPI:
         wrapped = _plain_things()
         format_ = _operation(_served_document(wrapped), "/things/", "get")["parameters"][0]
         assert format_["schema"] == {"type": "string", "examples": ["api", "json"]}  # no enum,
-        assert wrapped.test_client().get("/things/?format=xml").status_code == 200  # as it takes any
+        # as it takes any
+        assert wrapped.test_client().get("/things/?format=xml").status_code == 200
 
     def test_a_fragments_parameters_merge_with_the_documents_by_name_and_place(self):
         token = {"name": "X-Token", "in": "header", "required": True, "schema": {"type": "string"}}
@@ -7651,7 +7666,8 @@ class TestOpenAPI:
         @app.route("/things", methods=["POST"])
         @set_openapi({"requestBody": {"required": True, "content": {
             "application/json": {"schema": thing},
-            "application/x-www-form-urlencoded": {"schema": {"$ref": "#/components/schemas/Error"}}}}})
+            "application/x-www-form-urlencoded": {
+                "schema": {"$ref": "#/components/schemas/Error"}}}}})
         def things():
             return {}
         body = _operation(_served_document(app), "/things", "post")["requestBody"]
@@ -8386,7 +8402,8 @@ class TestSchemaForm:
                                         {"type": "object", "properties": {}}])
     def test_a_body_schema_without_fields_leaves_the_form_from_the_data(self, app, client, schema):
         @app.route("/", methods=["GET", "POST"])
-        @set_openapi({"post": {"requestBody": {"content": {"application/json": {"schema": schema}}}}})
+        @set_openapi({"post": {"requestBody": {"content": {
+            "application/json": {"schema": schema}}}}})
         def view():
             return {"a": 1}
 
@@ -8572,9 +8589,10 @@ class TestSchemaForm:
         _field(tab, "extra").fill('{"ribbon": [1, 2.0]}')
         tab.get_by_role("button", name="POST").click()
         _expect(tab.locator("pre.response")).to_contain_text("HTTP 201")
-        assert app.config["bodies"] == ['{"name": "green tea", "count": 2, "price": 2.5, "size": 3, '
-                                        '"gift": false, "note": null, "address": {"city": "Bergen", '
-                                        '"zip": "5003"}, "extra": {"ribbon": [1, 2.0]}}']
+        assert app.config["bodies"] == [
+            '{"name": "green tea", "count": 2, "price": 2.5, "size": 3, '
+            '"gift": false, "note": null, "address": {"city": "Bergen", '
+            '"zip": "5003"}, "extra": {"ribbon": [1, 2.0]}}']
 
     def test_browser_schema_arrays_add_and_remove_items_by_buttons_named_for_them(self, tab,
                                                                                   schema_site):
@@ -8642,7 +8660,8 @@ class TestSchemaForm:
             "name": {"type": "string"}, "count": {"type": "integer", "minimum": 1}}}
 
         @app.route("/items/<int:key>", methods=["GET", "PUT", "PATCH"])
-        @set_openapi({"put": {"requestBody": {"content": {"application/json": {"schema": schema}}}}})
+        @set_openapi({"put": {"requestBody": {"content": {
+            "application/json": {"schema": schema}}}}})
         def item(key):
             if request.method != "GET":
                 bodies.append(request.get_data(as_text=True))
@@ -8769,8 +8788,8 @@ class TestSchemaForm:
         assert tab.evaluate("window.longestTask") < 500
 
     def test_browser_schema_form_says_why_where_the_server_gives_no_schema(self, tab, live_site):
-        why = ("The request body's schema has more than 5,000 parts, so this form is built from the "
-               "data.")
+        why = ("The request body's schema has more than 5,000 parts, so this form is built from "
+               "the data.")
         app = _hand_schemas_app({"PUT": {"content": ["application/json"], "fallback": why}})
         site = live_site.serve(app)
         tab.goto(site + "/things/1")
@@ -8798,8 +8817,8 @@ class TestSchemaForm:
         tab.goto(site + "/things/1")
         size = _field(tab, "size")  # a line of text, not a select of 200,000 options
         _expect(size).to_have_value("v1")
-        _expect(size).to_have_accessible_description("One of 200,000 values, typed as shown (a string "
-                                                     "as it is, another value as its JSON).")
+        _expect(size).to_have_accessible_description(
+            "One of 200,000 values, typed as shown (a string as it is, another value as its JSON).")
         _expect(tab.get_by_role("button", name="Copy as curl")).to_have_count(2)
         size.fill("v200000")
         tab.get_by_role("button", name="PUT").click()
@@ -10116,9 +10135,10 @@ class TestSigningIn:
         assert block["origins"] == ["https://ok.example"]
 
     def test_sign_in_origin_list_stays_short_however_many_origins_the_document_names(self):
-        schemes = {"s{}".format(n): {"type": "openIdConnect", "openIdConnectUrl":
-                                     "https://id{}.example/.well-known/openid-configuration".format(n)}
-                   for n in range(1000)}
+        schemes = {"s{}".format(n): {
+            "type": "openIdConnect",
+            "openIdConnectUrl": "https://id{}.example/.well-known/openid-configuration".format(n)}
+            for n in range(1000)}
         client = _secured_app(schemes=schemes, security=[]).test_client()
         response = client.get("/things/", headers={"Accept": BROWSER_ACCEPT})
         sources = _connect_src(response)[0]
@@ -10773,7 +10793,8 @@ class TestRequestHeaders:
             "fetch('/').then(r => [...r.headers.keys()].join())")
         _add_header(tab, "X-Secret", "s3cret")
         tab.get_by_role("link", name=site + "/away").click()  # a redirect to another site
-        _expect(tab.locator("pre.response")).to_contain_text("not followed with your request headers")
+        _expect(tab.locator("pre.response")).to_contain_text(
+            "not followed with your request headers")
         _expect(tab.locator("pre.response a[data-plain]")).to_be_visible()  # a plain visit
         # a path that reads as a protocol-relative URL: the query form stays on this site
         tab.goto(site + "//" + elsewhere.url.split("//")[1] + "/x")
@@ -11588,8 +11609,9 @@ class TestAccessibility:
             if action:
                 action(tab)
             assert _axe(tab) == []
-            assert "unsafe" not in csp and tab.evaluate("""() => fetch(location.href, {headers:
-                {Accept: "text/html"}}).then((r) => r.headers.get("Content-Security-Policy"))""") == csp
+            fetched = tab.evaluate("""() => fetch(location.href, {headers:
+                {Accept: "text/html"}}).then((r) => r.headers.get("Content-Security-Policy"))""")
+            assert "unsafe" not in csp and fetched == csp
         finally:
             tab.context.close()
 
@@ -12007,8 +12029,9 @@ class TestNotesAPI:
                 assert client.get(key).status_code in (200, 404)
                 # The form as bytes: werkzeug 3.2's test client keeps a dict given as ``data`` in
                 # one form that all its requests share, which threads then change under each other.
-                assert client.post("/", data=b"text=p",
-                                   content_type="application/x-www-form-urlencoded").status_code == 201
+                assert client.post(
+                    "/", data=b"text=p",
+                    content_type="application/x-www-form-urlencoded").status_code == 201
                 assert client.get("/").status_code == 200
 
         _run_threads(8, work)
@@ -12197,7 +12220,8 @@ class TestNotesSQLite:
         path = str(tmp_path / "notes.db")
         served = notes_main(["--db", path])[0]
         served.test_client().put("/5/", json={"text": "on disk"})
-        assert notes_app.create_app(db=path).test_client().get("/5/").get_json()["text"] == "on disk"
+        reopened = notes_app.create_app(db=path).test_client()
+        assert reopened.get("/5/").get_json()["text"] == "on disk"
 
     def test_notes_app_uses_a_store_it_is_given(self):
         store = notes_app.NoteStore({7: "seven"})
@@ -12449,7 +12473,8 @@ class TestNotesPostgres:
             pytest.skip("gunicorn is not installed")
         _optional("psycopg")
         if Postgres.find() is None:
-            _no_postgres("the PostgreSQL tests need its server (Debian: apt-get install postgresql)")
+            _no_postgres(
+                "the PostgreSQL tests need its server (Debian: apt-get install postgresql)")
         server = Postgres(Postgres.find())  # made, not started: nothing listens at its URL yet
         env = {name: value for name, value in os.environ.items() if not name.startswith("NOTES_")}
         env.update(NOTES_DB=server.url("postgres"), XDG_RUNTIME_DIR=str(tmp_path))
@@ -12472,7 +12497,8 @@ class TestNotesPostgres:
                 served = served + [body] if status == 200 else []
                 time.sleep(0.1)
             assert len(served) == 5, _read(log)
-            assert [note["text"] for note in json.loads(served[-1].decode("utf-8"))] == INITIAL_TEXTS
+            listed = json.loads(served[-1].decode("utf-8"))
+            assert [note["text"] for note in listed] == INITIAL_TEXTS
             text = _read(log)
             assert text.count("Booting worker") == 2, text  # none exited, none booted again
             assert 1 <= text.count("cannot reach the PostgreSQL database") <= 2, text  # per worker
