@@ -676,19 +676,24 @@ def notes_site(live_site):
     return live_site.serve(notes_app.create_app())
 
 
-def _new_tab(chromium, base_url, **options):
+@contextlib.contextmanager
+def _open_tab(chromium, base_url, **options):
+    """A page in its own browser context, so no cookies or listeners leak between tests; the
+    context is closed however the ``with`` block ends."""
     context = chromium.new_context(base_url=base_url, color_scheme="light", **options)
-    tab = context.new_page()
-    tab.set_default_timeout(10000)
-    return tab
+    try:
+        tab = context.new_page()
+        tab.set_default_timeout(10000)
+        yield tab
+    finally:
+        context.close()
 
 
 @pytest.fixture
 def tab(chromium, notes_site):
-    """A page in its own browser context, so no cookies or listeners leak between tests."""
-    tab = _new_tab(chromium, notes_site)
-    yield tab
-    tab.context.close()
+    """A tab on the live notes API (see `_open_tab`)."""
+    with _open_tab(chromium, notes_site) as tab:
+        yield tab
 
 
 def _expect(locator):
@@ -716,8 +721,7 @@ def _raw_tab(tab):
 def _send_without_javascript(chromium, site, path, content, button, shown=None, gone=None):
     """Fill the page's content box at ``path`` with JavaScript off and press ``button``;
     the page the browser is left on must show ``shown`` and no longer show ``gone``."""
-    tab = _new_tab(chromium, site, java_script_enabled=False)
-    try:
+    with _open_tab(chromium, site, java_script_enabled=False) as tab:
         tab.goto(path)
         tab.get_by_label("Content").fill(content)
         tab.get_by_role("button", name=button).click()
@@ -725,8 +729,6 @@ def _send_without_javascript(chromium, site, path, content, button, shown=None, 
             _expect(tab.locator("pre.response")).to_contain_text(shown)
         if gone is not None:
             _expect(tab.locator("pre.response")).not_to_contain_text(gone)
-    finally:
-        tab.context.close()
 
 
 def _guarded_app():
@@ -873,8 +875,8 @@ CSP_MODES = ["csp", "csp-bypassed"]
 
 def _attack_tab(chromium, site, csp):
     """A tab on ``site``, under the page's CSP or without it (as a proxy that drops the
-    header would leave the page: Playwright's bypass_csp)."""
-    return _new_tab(chromium, site, bypass_csp=csp == "csp-bypassed")
+    header would leave the page: Playwright's bypass_csp), for a ``with`` block."""
+    return _open_tab(chromium, site, bypass_csp=csp == "csp-bypassed")
 
 
 @pytest.fixture
@@ -894,12 +896,11 @@ def script_parts(chromium, live_site):
     of a "flask-api:script" event on the document, of which a page can have none (under its
     CSP no script runs before the page's own), but a test can, from an init script."""
     site = live_site.serve(notes_app.create_app())
-    tab = _new_tab(chromium, site)
-    tab.add_init_script("document.addEventListener('flask-api:script', "
-                        "(event) => { window.parts = event.detail; }, {once: true});")
-    tab.goto("/1/")
-    yield tab
-    tab.context.close()
+    with _open_tab(chromium, site) as tab:
+        tab.add_init_script("document.addEventListener('flask-api:script', "
+                            "(event) => { window.parts = event.detail; }, {once: true});")
+        tab.goto("/1/")
+        yield tab
 
 
 def _js(page, function, *args):
@@ -2492,10 +2493,9 @@ def _clipboard(tab):
 
 @pytest.fixture
 def clip_tab(chromium, tree_site):
-    tab = _new_tab(chromium, tree_site[1])
-    tab.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=tree_site[1])
-    yield tab
-    tab.context.close()
+    with _open_tab(chromium, tree_site[1]) as tab:
+        tab.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=tree_site[1])
+        yield tab
 
 
 CYCLIC_APP = """
@@ -2907,8 +2907,7 @@ class TestPageBodyAndLinks:
         assert json.loads(copied) == LOSSY and "9007199254740993" in copied and "2.0" in copied
 
     def test_browser_page_without_javascript_shows_the_body_as_text(self, chromium, tree_site):
-        tab = _new_tab(chromium, tree_site[1], java_script_enabled=False)
-        try:
+        with _open_tab(chromium, tree_site[1], java_script_enabled=False) as tab:
             tab.goto("/items/")
             body = tab.locator("pre.response .body")
             _expect(body).to_be_visible()
@@ -2917,17 +2916,14 @@ class TestPageBodyAndLinks:
             tab.goto("/thing/")
             _expect(tab.locator("pre.response .body")).to_contain_text(
                 '\n    "big": 9007199254740993')
-        finally:
-            tab.context.close()
 
     def test_browser_a_100000_item_page_loads_with_its_tree_form_and_links(self, chromium,
                                                                            live_site):
         app = _tree_app(100000)
         site = live_site.serve(app)
         for script in (True, False):
-            tab = _new_tab(chromium, site, java_script_enabled=script)
-            tab.set_default_timeout(90000)
-            try:
+            with _open_tab(chromium, site, java_script_enabled=script) as tab:
+                tab.set_default_timeout(90000)
                 tab.goto("/items/")
                 _expect(tab.get_by_role("link", name="next")).to_be_visible(timeout=90000)
                 if script:
@@ -2940,8 +2936,6 @@ class TestPageBodyAndLinks:
                 else:
                     _expect(tab.locator("pre.response .body")).to_contain_text('"item 99999"',
                                                                               timeout=90000)
-            finally:
-                tab.context.close()
         assert json.loads(app.config["bodies"][-1])["name"] == "new"
 
     def test_browser_a_1000000_key_object_loads_with_its_tree_tools_and_buttons(self, chromium,
@@ -2952,9 +2946,8 @@ class TestPageBodyAndLinks:
         @app.route("/keys/", methods=["GET", "PUT"])
         def many_keys():
             return body
-        tab = _new_tab(chromium, live_site.serve(app))
-        tab.set_default_timeout(90000)
-        try:
+        with _open_tab(chromium, live_site.serve(app)) as tab:
+            tab.set_default_timeout(90000)
             tab.goto("/keys/")
             # grouped as a list of a million items is: 100 groups of 10,000, then of 100
             last_group = tab.get_by_role("button", name="Unfold keys 990000 to 999999")
@@ -2965,8 +2958,6 @@ class TestPageBodyAndLinks:
             tab.get_by_label("Filter keys and values").fill("value 999999")
             _expect(tab.get_by_role("status")).to_have_text("1 match.")
             _expect(tab.locator(".tree .hit")).to_have_text('"key 999999": "value 999999"')
-        finally:
-            tab.context.close()
 
     @pytest.mark.parametrize("text, written", LOSSLESS_JSON)
     def test_page_script_parses_json_losing_nothing(self, script_parts, text, written):
@@ -3053,8 +3044,7 @@ class TestPageBodyAndLinks:
 
     def test_the_trees_fold_buttons_are_24_px_targets_on_a_big_folded_list(self, chromium,
                                                                            a11y_site):
-        tab = _new_tab(chromium, a11y_site)
-        try:
+        with _open_tab(chromium, a11y_site) as tab:
             tab.goto("/big/")
             tab.get_by_role("button", name="Fold all", exact=True).click()
             tab.locator(".tree > .line > .kids > .line").first.wait_for()
@@ -3065,18 +3055,13 @@ class TestPageBodyAndLinks:
             assert min(side for side, top in sizes) >= 24
             tops = sorted(top for side, top in sizes)
             assert min(b - a for a, b in zip(tops, tops[1:])) >= 24
-        finally:
-            tab.context.close()
 
     def test_copied_is_announced(self, chromium, a11y_site):
-        tab = _new_tab(chromium, a11y_site)
-        try:
+        with _open_tab(chromium, a11y_site) as tab:
             tab.context.grant_permissions(["clipboard-read", "clipboard-write"])
             tab.goto("/0/")
             tab.get_by_role("button", name="Copy JSON").click()
             _expect(tab.locator("#api-live")).to_have_text("Copied")
-        finally:
-            tab.context.close()
 
 
 # ---------------------------------------------------------------------------
@@ -3324,16 +3309,13 @@ class TestPageContext:
     def test_browser_uses_a_post_only_view_from_its_page(self, chromium, live_site, flask_class):
         app = _post_only_app(flask_class)
         site = live_site.serve(app)
-        tab = _new_tab(chromium, site)
-        try:
+        with _open_tab(chromium, site) as tab:
             tab.goto("/login/")
             _expect(tab.locator("pre.response")).to_contain_text("HTTP 405")
             tab.get_by_label("Content").fill('{"name": "ann"}')
             tab.get_by_role("button", name="POST").click()
             _expect(tab.locator("pre.response")).to_contain_text("HTTP 201")
             _expect(tab.locator("pre.response")).to_contain_text('"token": "t0k3n"')
-        finally:
-            tab.context.close()
         _send_without_javascript(chromium, site, "/login/", '{"name": "bob"}', "POST",
                                  shown="HTTP 201")
         assert app.config["logins"] == [{"name": "ann"}, {"name": "bob"}]
@@ -3342,8 +3324,7 @@ class TestPageContext:
     def test_browser_a_docstrings_scripts_handlers_and_script_links_never_run(
             self, chromium, live_site, csp):
         site = live_site.serve(_scripted_docstring_app())
-        tab = _attack_tab(chromium, site, csp)
-        try:
+        with _attack_tab(chromium, site, csp) as tab:
             response = tab.goto("/")
             tab.wait_for_timeout(500)  # time for the image's error
             assert tab.evaluate("typeof window.__pwned") == "undefined"
@@ -3356,8 +3337,6 @@ class TestPageContext:
             assert tab.url == site + "/"
             assert _inline_hashes('<script>window.__pwned = "script"</script>', "script")[0] \
                 not in response.headers["content-security-policy"]
-        finally:
-            tab.context.close()
 
 
 # ---------------------------------------------------------------------------
@@ -5390,8 +5369,7 @@ class TestStreams:
     def test_browser_shows_a_streams_first_item_while_the_server_waits_to_send_the_second(
             self, chromium, stream_site):
         site, app = stream_site
-        tab = _new_tab(chromium, site)
-        try:
+        with _open_tab(chromium, site) as tab:
             _open(tab, "/slow")
             _expect(tab.locator(".item")).to_have_count(1)
             assert not app.gate.is_set()  # the server is still waiting
@@ -5403,14 +5381,11 @@ class TestStreams:
                 "Ended. 2 items \u00b7 HTTP 200 \u00b7 first byte")
             assert len(app.seen) == 1  # the view ran once: the page was the stream
             assert tab.locator("#api-items li").count() == 0  # each item read, and removed
-        finally:
-            tab.context.close()
 
     def test_browser_counts_a_100000_item_stream_and_keeps_only_the_last_1000_on_screen(
             self, chromium, stream_site):
         site, app = stream_site
-        tab = _new_tab(chromium, site)
-        try:
+        with _open_tab(chromium, site) as tab:
             _open(tab, "/many")
             _expect(_stream_line(tab)).to_contain_text("Ended. 100,000 items (99,000 let go)",
                                                         timeout=30000)
@@ -5420,14 +5395,11 @@ class TestStreams:
             sent = sum(len('{"n": %d}\n' % n) for n in range(100000))
             assert "{:,} bytes".format(sent) in _stream_line(tab).text_content()  # each counted
             assert tab.locator("#api-items li").count() == 0  # each read, and removed
-        finally:
-            tab.context.close()
 
     def test_browser_stops_a_stream_which_the_server_sees_and_resumes_it_from_the_last_event_id(
             self, chromium, stream_site):
         site, app = stream_site
-        tab = _new_tab(chromium, site)
-        try:
+        with _open_tab(chromium, site) as tab:
             _open(tab, "/ticks")
             _expect(tab.locator(".item")).not_to_have_count(0)
             for _ in range(30):  # the keyboard alone: Tab to Stop, past the page's other controls
@@ -5450,14 +5422,11 @@ class TestStreams:
             _expect(tab.locator(".item .key", has_text="id: %d " % (last + 1))).to_have_count(1)
             tab.get_by_role("button", name="Stop").click()  # a fetched stream, stopped: seen too
             assert _wait_for(lambda: app.closed == ["ticks", "ticks"])
-        finally:
-            tab.context.close()
 
     def test_browser_says_a_stream_ended_with_an_error_only_for_the_shape_no_item_can_take(
             self, chromium, stream_site):
         site, app = stream_site
-        tab = _new_tab(chromium, site)
-        try:
+        with _open_tab(chromium, site) as tab:
             _open(tab, "/broken.jsonl")
             _expect(_stream_line(tab)).to_have_text(re.compile(
                 r"^Ended with an error: The database went away\. 3 items \u00b7 HTTP 200"))
@@ -5474,14 +5443,11 @@ class TestStreams:
             _expect(tab.locator(".stream-line.error")).to_have_count(0)
             _expect(tab.locator(".item").last).to_contain_text('"detail": "all good"')
             _expect(tab.locator("#api-live")).to_contain_text("Ended. 2 items")
-        finally:
-            tab.context.close()
 
     def test_browser_resume_answered_204_says_plainly_that_the_stream_has_finished(
             self, chromium, stream_site):
         site, app = stream_site
-        tab = _new_tab(chromium, site)
-        try:
+        with _open_tab(chromium, site) as tab:
             _open(tab, "/finishing.sse")
             _expect(_stream_line(tab)).to_contain_text(
                 "Ended with an error: The job failed. 1 item")
@@ -5493,14 +5459,11 @@ class TestStreams:
             _expect(tab.locator(".stream-line.error")).to_have_count(0)
             assert app.seen[-1]["raw_id"] == "end"
             _expect(tab.get_by_role("button", name="Resume")).to_be_enabled()
-        finally:
-            tab.context.close()
 
     def test_browser_reports_an_error_status_answering_resume_with_its_detail(
             self, chromium, stream_site):
         site, app = stream_site
-        tab = _new_tab(chromium, site)
-        try:
+        with _open_tab(chromium, site) as tab:
             _open(tab, "/refused")
             _expect(_stream_line(tab)).to_contain_text("Ended. 1 item")
             tab.get_by_role("button", name="Resume").click()
@@ -5510,13 +5473,10 @@ class TestStreams:
             _expect(tab.locator(".stream-line.error")).to_have_count(1)
             _expect(tab.locator("#api-live")).to_contain_text(  # as werkzeug writes it
                 re.compile("HTTP 429 too many requests", re.IGNORECASE))
-        finally:
-            tab.context.close()
 
     def test_browser_reports_a_stream_that_breaks_off_halfway(self, chromium, stream_site):
         site, app = stream_site
-        tab = _new_tab(chromium, site)
-        try:
+        with _open_tab(chromium, site) as tab:
             _open(tab, "/cut")
             _expect(tab.locator(".item")).to_have_count(1)
             app.gate.set()
@@ -5526,14 +5486,11 @@ class TestStreams:
             _expect(tab.locator(".stream-line.error")).to_have_count(1)
             _expect(tab.get_by_role("button", name="Resume")).to_be_enabled()
             assert app.closed == ["cut"]
-        finally:
-            tab.context.close()
 
     def test_browser_shows_hostile_event_data_and_fields_as_text_under_its_csp(self, chromium,
                                                                                stream_site):
         site, app = stream_site
-        tab = _new_tab(chromium, site)
-        try:
+        with _open_tab(chromium, site) as tab:
             tab.add_init_script("window.__violations = []; document.addEventListener("
                                 "'securitypolicyviolation', e => window.__violations.push("
                                 "e.violatedDirective + ' ' + e.blockedURI))")
@@ -5552,15 +5509,12 @@ class TestStreams:
             assert tab.locator("body img, body script").count() == 0
             assert tab.evaluate("window.__pwned") is None
             assert tab.evaluate("window.__violations") == [] and errors == []
-        finally:
-            tab.context.close()
 
     def test_browser_sends_the_stored_headers_with_the_stream_and_filters_and_copies_what_is_shown(
             self, chromium, stream_site):
         site, app = stream_site
         app.gate.set()
-        tab = _new_tab(chromium, site, permissions=["clipboard-read", "clipboard-write"])
-        try:
+        with _open_tab(chromium, site, permissions=["clipboard-read", "clipboard-write"]) as tab:
             _open(tab, "/broken.jsonl")
             _add_header(tab, "X-Token", "s3cret")  # the page fetched again with it: the stream too
             _expect(_stream_line(tab)).to_contain_text("3 items")
@@ -5582,14 +5536,11 @@ class TestStreams:
             assert [seen.get("X-Token") for seen in app.seen] == [None, "s3cret", "s3cret",
                                                                   "s3cret"]
             assert app.seen[-1]["Accept"] == "text/html"  # curl's, then the page's
-        finally:
-            tab.context.close()
 
     def test_browser_reload_of_a_stream_page_with_stored_headers_stops_its_own_load_at_once(
             self, chromium, stream_site):
         site, app = stream_site
-        tab = _new_tab(chromium, site)
-        try:
+        with _open_tab(chromium, site) as tab:
             _open(tab, "/ticks")
             _add_header(tab, "Authorization", "Bearer s3cret")
             _expect(tab.locator(".item")).not_to_have_count(0)
@@ -5600,14 +5551,11 @@ class TestStreams:
                 None, "Bearer s3cret", None, "Bearer s3cret"]
             assert _wait_for(lambda: len(app.closed) == 3)  # all but the last, at once
             _expect(tab.locator(".item .key").first).to_have_text("#1 id: 1")  # the fetched one's
-        finally:
-            tab.context.close()
 
     def test_browser_a_stream_page_asked_with_format_api_resumes_by_its_own_page_never_as_items(
             self, chromium, stream_site):
         site, app = stream_site
-        tab = _new_tab(chromium, site)
-        try:
+        with _open_tab(chromium, site) as tab:
             _open(tab, "/ticks?format=api")
             _expect(tab.locator(".item")).not_to_have_count(0)
             tab.get_by_role("button", name="Stop").click()
@@ -5620,8 +5568,6 @@ class TestStreams:
             assert tab.locator(".item", has_text="not JSON").count() == 0
             keys = tab.locator(".item .key").all_text_contents()
             assert all(re.match(r"^#[0-9]+ id: [0-9]+$", key) for key in keys), keys[:5]
-        finally:
-            tab.context.close()
 
     @pytest.mark.parametrize("which, shown", [
         ("euro", "\u20acuro"),
@@ -5630,8 +5576,7 @@ class TestStreams:
     def test_browser_resumes_from_an_id_past_latin_1_as_eventsource_sends_it(
             self, chromium, stream_site, which, shown):
         site, app = stream_site
-        tab = _new_tab(chromium, site)
-        try:
+        with _open_tab(chromium, site) as tab:
             _open(tab, "/all-good.jsonl")  # a page of the site, for its EventSource
             tab.evaluate("""(url) => new Promise((done) => {  // the browser's own EventSource
                 const source = new EventSource(url); let seen = 0;
@@ -5649,13 +5594,10 @@ class TestStreams:
             _expect(tab.locator(".item").last).to_contain_text('"after"')
             assert app.seen[-1]["raw_id"] == sent_by_eventsource == shown.encode("utf-8").decode(
                 "latin-1")  # the id's UTF-8, in a header's bytes
-        finally:
-            tab.context.close()
 
     def test_browser_streaming_page_has_no_axe_violations_in_any_state(self, chromium, stream_site):
         site, app = stream_site
-        tab = _new_tab(chromium, site)
-        try:
+        with _open_tab(chromium, site) as tab:
             _open(tab, "/ticks")
             _expect(tab.locator(".item")).not_to_have_count(0)
             assert _axe(tab) == []  # while it streams
@@ -5672,14 +5614,11 @@ class TestStreams:
             app.gate.set()
             _expect(_stream_line(tab)).to_contain_text("Broke off")
             assert _axe(tab) == []
-        finally:
-            tab.context.close()
 
     def test_browser_stream_page_without_javascript_shows_its_items_as_they_arrive(
             self, chromium, stream_site):
         site, app = stream_site
-        tab = _new_tab(chromium, site, java_script_enabled=False)
-        try:
+        with _open_tab(chromium, site, java_script_enabled=False) as tab:
             _open(tab, "/slow")
             _expect(tab.locator("#api-items li")).to_have_text(['{"n": 12345678901234567891}'])
             app.gate.set()
@@ -5693,16 +5632,12 @@ class TestStreams:
             _open(tab, "/broken.jsonl")
             _expect(tab.locator(".stream-end.error")).to_have_text(
                 "Ended with an error: The database went away. \u00b7 3 items \u00b7 72 bytes")
-        finally:
-            tab.context.close()
         html = urllib.request.urlopen(urllib.request.Request(site + "/broken.jsonl", headers={
             "Accept": BROWSER_ACCEPT})).read().decode("utf-8")
-        tab = _new_tab(chromium, site)
-        try:  # the page as it is without JavaScript, checked by axe: its script left out
+        # the page as it is without JavaScript, checked by axe: its script left out
+        with _open_tab(chromium, site) as tab:
             tab.set_content(re.sub(r"<script>.*?</script>", "", html, flags=re.DOTALL))
             assert _axe(tab) == []
-        finally:
-            tab.context.close()
         app.config["URL_FORMAT_OVERRIDE"] = None
         html = app.test_client().get("/broken.jsonl", headers={"Accept": "text/html"}).get_data(
             as_text=True)
@@ -5712,10 +5647,9 @@ class TestStreams:
     def test_browser_closing_a_tab_mid_stream_closes_the_views_generator(self, chromium,
                                                                          stream_site):
         site, app = stream_site
-        tab = _new_tab(chromium, site)
-        _open(tab, "/ticks")
-        _expect(tab.locator(".item")).not_to_have_count(0)
-        tab.context.close()
+        with _open_tab(chromium, site) as tab:
+            _open(tab, "/ticks")
+            _expect(tab.locator(".item")).not_to_have_count(0)
         assert _wait_for(lambda: app.closed == ["ticks"])
 
     @pytest.mark.parametrize("pieces, lines", _LINE_CASES)
@@ -5752,8 +5686,7 @@ class TestStreams:
         script = STREAM_SENDS[how]
         other_site.serve(_pages_running({"/": (script or "").replace("TARGET",
                                                                      json.dumps(target))}))
-        tab = _attack_tab(chromium, site, csp)
-        try:
+        with _attack_tab(chromium, site, csp) as tab:
             tab.goto("/")
             _add_header(tab, "Authorization", "Bearer s3cret")
             shown = tab
@@ -5784,34 +5717,27 @@ class TestStreams:
             assert app.runs == [None, None, "Bearer s3cret"]
             shown.get_by_role("button", name="Resume").click()  # fetched with them: so is Resume
             assert _wait_for(lambda: len(app.runs) == 4) and app.runs[3] == "Bearer s3cret"
-        finally:
-            tab.context.close()
 
     def test_browser_a_100_mb_line_without_end_is_cut_and_the_tab_stays_small(
             self, memory_chromium, live_site):
         app = _heavy_stream_app()
-        tab = _new_tab(memory_chromium, live_site.serve(app))
-        try:
+        with _open_tab(memory_chromium, live_site.serve(app)) as tab:
             _open(tab, "/line")
             _expect(_stream_line(tab)).to_contain_text("Ended. 1 item", timeout=60000)
             _expect(tab.locator(".item .key")).to_have_text(
                 "#1 (cut: the first 1,048,576 characters of its 104,857,600 bytes)")
             assert "104,857,600 bytes" in _stream_line(tab).text_content()  # all of it counted
             _within_ceilings(_tab_memory(tab))
-        finally:
-            tab.context.close()
 
     def test_browser_endless_512_kib_items_keep_the_tab_within_its_ceilings_loaded_or_fetched(
             self, memory_chromium, live_site):
         app = _heavy_stream_app()
-        tab = _new_tab(memory_chromium, live_site.serve(app))
-
         def wait_past(count):  # a count on screen (no event says it), checked as it grows
             deadline = time.monotonic() + 60
             while _items_counted(tab) < count:
                 assert time.monotonic() < deadline, _stream_line(tab).text_content()
                 tab.wait_for_timeout(100)
-        try:
+        with _open_tab(memory_chromium, live_site.serve(app)) as tab:
             _open(tab, "/blobs")  # loaded by the browser, which keeps all a page loads: 64 MiB
             for count in (40, 80):  # as it loads (or once it stops, on a machine this quick)
                 wait_past(count)
@@ -5828,14 +5754,11 @@ class TestStreams:
                 _within_ceilings(_tab_memory(tab))
             tab.get_by_role("button", name="Stop").click()
             assert _wait_for(lambda: app.closed == ["blobs", "blobs"])
-        finally:
-            tab.context.close()
 
     def test_browser_a_valid_20_mb_item_is_cut_and_drawn_without_a_long_task(
             self, memory_chromium, live_site):
         app = _heavy_stream_app()
-        tab = _new_tab(memory_chromium, live_site.serve(app))
-        try:
+        with _open_tab(memory_chromium, live_site.serve(app)) as tab:
             tab.add_init_script(
                 "window.__tasks = []; new PerformanceObserver((list) => { for (const task of "
                 "list.getEntries()) window.__tasks.push(task.duration); }).observe("
@@ -5852,8 +5775,6 @@ class TestStreams:
             tab.get_by_role("button", name="Resume").click()  # read from a fetch, the same
             _expect(_stream_line(tab)).to_contain_text("Ended. 1 item \u00b7 HTTP 200")
             assert tab.evaluate("window.__tasks") == []
-        finally:
-            tab.context.close()
 
     def test_browser_shows_a_flaskapi_generator_views_items_live_running_the_view_once(
             self, chromium, live_site):
@@ -5872,8 +5793,8 @@ class TestStreams:
             return items()
 
         site = live_site.serve(app)
-        tab = _new_tab(chromium, site)
-        try:
+        with _open_tab(chromium, site) as tab, contextlib.ExitStack() as finish:
+            finish.callback(gate.set)
             _open(tab, "/numbers")
             _expect(tab.locator(".item")).to_have_count(1)
             _expect(tab.locator(".item .tree")).to_have_text('{"n": 18446744073709551617}')
@@ -5883,9 +5804,6 @@ class TestStreams:
             _expect(_stream_line(tab)).to_have_text(re.compile(r"^Ended\. 2 items \u00b7 HTTP 200"))
             _expect(tab.locator(".item").nth(1)).to_contain_text('"n": 2')
             assert runs == [True]
-        finally:
-            gate.set()
-            tab.context.close()
 
     def test_browser_shows_a_flaskapi_views_events_its_error_and_its_end_as_the_server_frames_them(
             self, chromium, live_site):
@@ -5908,8 +5826,7 @@ class TestStreams:
             return items()
 
         site = live_site.serve(app)
-        tab = _new_tab(chromium, site)
-        try:
+        with _open_tab(chromium, site) as tab:
             _open(tab, "/job/fails")
             _expect(_stream_line(tab)).to_have_text(re.compile(
                 r"^Ended with an error: The job went away\. 2 items \u00b7 HTTP 200"))
@@ -5924,8 +5841,6 @@ class TestStreams:
             _expect(_stream_line(tab)).to_contain_text("Finished")
             # each page ran the generator once; each Resume was answered before it ran again
             assert runs == [None, None]
-        finally:
-            tab.context.close()
 
     def test_chromium_eventsource_gets_each_event_once_and_stops_at_the_end_or_an_error(
             self, chromium, live_site, tmp_path):
@@ -5937,18 +5852,15 @@ class TestStreams:
         site, started, tabs = live_site.serve(_stream_app(signals)), time.monotonic(), {}
         queries = {"end": "batch=2&total=5&then=end", "error": "then=error&ids=0",
                    "plain": "batch=2&total=4&retry=1000"}
-        try:
+        with contextlib.ExitStack() as opened:
             for name, query in queries.items():
-                tabs[name] = _new_tab(chromium, site), _token()
+                tabs[name] = opened.enter_context(_open_tab(chromium, site)), _token()
                 tabs[name][0].goto("/eventsource.html?src=" + urllib.parse.quote(
                     "/events/{}?{}".format(tabs[name][1], query)))
             for name in ("end", "error"):  # closed: EventSource's readyState CLOSED
                 tabs[name][0].wait_for_function("window.source.readyState === 2")
             tabs["end"][0].wait_for_timeout(max(0, 10000 - 1000 * (time.monotonic() - started)))
             logs = {name: tab.evaluate("window.log") for name, (tab, _) in tabs.items()}
-        finally:
-            for tab, _ in tabs.values():
-                tab.context.close()
         seen = {name: [(kind, json.loads(data), last) for kind, data, last in
                        (entry for entry in log if entry[0] != "onerror")]
                 for name, log in logs.items()}
@@ -6563,8 +6475,7 @@ class TestPlainForms:
             self, chromium, live_site, library):
         _skip_where_the_library_breaks_errors(library)
         site = live_site.serve(_bodyless_things(library))
-        tab = _new_tab(chromium, site, java_script_enabled=False)
-        try:
+        with _open_tab(chromium, site, java_script_enabled=False) as tab:
             tab.goto("/things/1")
             tab.get_by_role("button", name="DELETE").click()
             tab.wait_for_url(site + "/things/")
@@ -6572,15 +6483,12 @@ class TestPlainForms:
             _expect(tab.locator("pre.response")).to_contain_text("HTTP 200 OK")
             _expect(tab.locator("pre.response")).to_contain_text('"name": "teapot"')
             _expect(tab.locator("pre.response")).not_to_contain_text("kettle")
-        finally:
-            tab.context.close()
         assert _api(site, "/things/1")[0] == 404
 
     def test_browser_writes_to_a_csrf_protected_app_with_and_without_javascript(
             self, chromium, live_site):
         site = live_site.serve(_csrf_notes_app())
-        tab = _new_tab(chromium, site)
-        try:
+        with _open_tab(chromium, site) as tab:
             tab.goto("/1/")
             tab.get_by_label("text", exact=True).fill("with script")
             tab.get_by_role("button", name="PUT").click()
@@ -6589,8 +6497,6 @@ class TestPlainForms:
             refused = tab.evaluate("""fetch('/1/', {method: 'PUT', body: '{"text": "x"}',
                 headers: {'Content-Type': 'application/json'}}).then(r => r.status)""")
             assert refused == 400 and _api(site, "/1/")[1]["text"] == "with script"
-        finally:
-            tab.context.close()
         _send_without_javascript(chromium, site, "/1/", '{"text": "without script"}', "PUT",
                                  shown="HTTP 200 OK")
         assert _api(site, "/1/")[1]["text"] == "without script"
@@ -6637,9 +6543,8 @@ def things_site(request, live_site):
 
 @pytest.fixture
 def things_tab(chromium, things_site):
-    tab = _new_tab(chromium, things_site)
-    yield tab
-    tab.context.close()
+    with _open_tab(chromium, things_site) as tab:
+        yield tab
 
 
 def _restful_login(browsable):
@@ -8747,8 +8652,7 @@ class TestSchemaForm:
         _skip_where_the_library_breaks_errors("flask-smorest")
         site = live_site.serve(make(True) if make is _apiflask_pets else make())
         path = "/pets" if make is _apiflask_pets else "/things/"
-        tab = _new_tab(chromium, site)
-        try:
+        with _open_tab(chromium, site) as tab:
             tab.goto(path)
             _expect(_field(tab, "name")).to_have_attribute("required", "")
             _expect(tab.get_by_label("key", exact=True)).to_have_count(0)  # dump_only
@@ -8759,8 +8663,6 @@ class TestSchemaForm:
             tab.get_by_role("button", name="POST").click()
             _expect(tab.locator("pre.response")).to_contain_text("HTTP 201")
             _expect(tab.locator("pre.response")).to_contain_text('"name": "mug"')
-        finally:
-            tab.context.close()
 
     def test_browser_schema_patterns_on_10000_characters_shown_keep_the_tab_responsive(
             self, tab, live_site):
@@ -9039,8 +8941,7 @@ class TestSchemaForm:
             self, chromium, live_site, theme):
         app = _hand_schemas_app({"PUT": {"content": ["application/json"], "schema": WRAPPED_BODY}},
                                 {"name": "kettle", "home": {"berth": 3}})
-        tab = _new_tab(chromium, live_site.serve(app))
-        try:
+        with _open_tab(chromium, live_site.serve(app)) as tab:
             tab.emulate_media(color_scheme=theme)
             tab.goto("/things/1")
             assert _axe(tab) == []  # optional objects left out while blank, a shape chosen
@@ -9048,15 +8949,12 @@ class TestSchemaForm:
             tab.get_by_role("group", name="vet", exact=True).get_by_label("phone").fill("1")
             _field(tab, "Shape of home").select_option(label="House")
             assert _axe(tab) == []
-        finally:
-            tab.context.close()
 
     @pytest.mark.parametrize("theme", ["light", "dark"])
     def test_axe_finds_nothing_on_a_schema_form_with_every_kind_of_field(self, chromium,
                                                                          schema_site, theme):
         app, site = schema_site
-        tab = _new_tab(chromium, site)
-        try:
+        with _open_tab(chromium, site) as tab:
             tab.emulate_media(color_scheme=theme)
             tab.goto("/orders/1")
             tab.get_by_role("button", name="Add an item to lines").click()
@@ -9067,8 +8965,6 @@ class TestSchemaForm:
                 ":is(button, select, input)")).map((node) => (node.closest("label") || node)
                 .getBoundingClientRect()).filter((box) => box.width < 24 || box.height < 24)""")
             assert small == []
-        finally:
-            tab.context.close()
 
     def test_page_script_compares_numbers_as_decimals_exactly(self, script_parts):
         cases = [[one, other] for one, other, _ in COMPARED_NUMBERS]
@@ -10833,8 +10729,7 @@ class TestRequestHeaders:
 
     def test_adding_a_header_leaves_focus_in_the_panel_and_a_refetch_on_back_on_the_response(
             self, chromium, a11y_site):
-        tab = _new_tab(chromium, a11y_site)
-        try:
+        with _open_tab(chromium, a11y_site) as tab:
             tab.goto("/")
             _add_header(tab, "X-Token", "abc")
             _expect(tab.get_by_label("Header name")).to_be_focused()
@@ -10849,8 +10744,6 @@ class TestRequestHeaders:
             tab.reload()
             _expect(tab.locator("#api-refetched")).to_be_visible()
             _expect(tab.locator("pre.response")).to_be_focused()
-        finally:
-            tab.context.close()
 
 
 # ---------------------------------------------------------------------------
@@ -10953,8 +10846,7 @@ class TestRequests:
     def test_browser_a_link_to_an_uploaded_html_download_downloads_it_into_nothing(
             self, chromium, live_site, csp):
         site = live_site.serve(_upload_app("attachment; filename=evil.html"))
-        tab = _attack_tab(chromium, site, csp)
-        try:
+        with _attack_tab(chromium, site, csp) as tab:
             with tab.expect_download() as download:
                 _follow_upload_link(tab, site)
             assert download.value.suggested_filename == "evil.html"
@@ -10962,22 +10854,17 @@ class TestRequests:
             assert tab.evaluate("typeof window.__pwned") == "undefined"
             assert tab.locator("#evil").count() == 0 and tab.url == site + "/"
             _expect(tab.locator("#api-headers summary")).to_contain_text("Authorization")
-        finally:
-            tab.context.close()
 
     def test_browser_a_link_to_an_uploaded_html_page_is_a_visit_under_its_own_sandbox(
             self, chromium, live_site):
         site = live_site.serve(_upload_app("inline"))
-        tab = _new_tab(chromium, site)  # not without CSPs: the upload's own is its sandbox
-        try:
+        with _open_tab(chromium, site) as tab:  # not without CSPs: the upload's own is its sandbox
             _follow_upload_link(tab, site)
             tab.wait_for_url(site + "/upload/evil.html")
             _expect(tab.locator("#evil")).to_be_visible()
             assert tab.evaluate("window.origin") == "null"  # its own document, sandboxed
             tab.wait_for_timeout(500)
             assert tab.evaluate("typeof window.__pwned") == "undefined"
-        finally:
-            tab.context.close()
 
 
 # ---------------------------------------------------------------------------
@@ -11008,8 +10895,8 @@ def cached_tab(chromium, live_site):
         executable_path=_find_chromium(), headless=True,
         ignore_default_args=["--disable-back-forward-cache"],
         args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
-    tab = _new_tab(browser, live_site.url)
-    yield tab
+    with _open_tab(browser, live_site.url) as tab:
+        yield tab
     browser.close()
 
 
@@ -11224,8 +11111,7 @@ class TestResponsePanel:
         ("DELETE", "/2/", "HTTP {}: No content.".format(flask.Response(status=204).status))])
     def test_after_a_send_focus_is_on_the_response_and_its_status_is_announced(
             self, chromium, a11y_site, method, path, said):
-        tab = _new_tab(chromium, a11y_site)
-        try:
+        with _open_tab(chromium, a11y_site) as tab:
             tab.goto(path)
             if method == "GET":  # a plain link, as the browser loads it, unless headers are set
                 _add_header(tab, "X-Token", "abc")
@@ -11234,8 +11120,6 @@ class TestResponsePanel:
             # the status and what was received, then the request's timing line (#32)
             _expect(tab.locator("#api-live[role=status]")).to_have_text(re.compile(
                 re.escape(said) + r": first byte in \d+ ms · \d+ ms in all · [\d,]+ bytes$"))
-        finally:
-            tab.context.close()
 
 
 # ---------------------------------------------------------------------------
@@ -11384,8 +11268,7 @@ class TestFormTab:
         }""", kind, text) == message
 
     def test_the_form_tabs_are_one_tab_stop_moved_by_arrows_home_and_end(self, chromium, a11y_site):
-        tab = _new_tab(chromium, a11y_site)
-        try:
+        with _open_tab(chromium, a11y_site) as tab:
             tab.goto("/0/")
             form, raw = tab.get_by_role("tab", name="HTML form"), tab.get_by_role("tab", name="Raw")
             _expect(tab.get_by_role("tablist", name="Edit as")).to_be_visible()
@@ -11402,8 +11285,6 @@ class TestFormTab:
                 _expect(tab.locator(shown)).to_be_visible()
             tab.keyboard.press("Tab")  # out of the tablist, into the raw panel
             _expect(tab.get_by_label("Media type")).to_be_focused()
-        finally:
-            tab.context.close()
 
 
 # ---------------------------------------------------------------------------
@@ -11577,9 +11458,8 @@ class TestAccessibility:
             self, chromium, live_site):
         long_url = "http://x.test/" + "/".join(["a-long-path-segment"] * 8)
         site = live_site.serve(notes_app.create_app(notes={0: "see " + long_url, 1: "x"}))
-        tab = _new_tab(chromium, site, viewport={"width": 390, "height": 844}, is_mobile=True,
-                       has_touch=True)
-        try:
+        with _open_tab(chromium, site, viewport={"width": 390, "height": 844}, is_mobile=True,
+                       has_touch=True) as tab:
             tab.goto("/0/?a=1")
             small = tab.evaluate("""() => [...document.querySelectorAll(
                 "button, .button, summary, input, select")].filter(node => {
@@ -11595,15 +11475,12 @@ class TestAccessibility:
             key = tab.locator(".tree .k").first.bounding_box()["x"]
             assert len(lines) > 1 and min(lines) >= key
             assert tab.evaluate("document.documentElement.scrollWidth") <= 390
-        finally:
-            tab.context.close()
 
     @pytest.mark.parametrize("theme", ["light", "dark"])
     @pytest.mark.parametrize("state", sorted(_A11Y_STATES))
     def test_axe_finds_nothing_on_any_state_of_the_page(self, chromium, a11y_site, state, theme):
         path, action = _A11Y_STATES[state]
-        tab = _new_tab(chromium, a11y_site)
-        try:
+        with _open_tab(chromium, a11y_site) as tab:
             tab.emulate_media(color_scheme=theme)
             csp = tab.goto(path).headers["content-security-policy"]
             if action:
@@ -11612,13 +11489,10 @@ class TestAccessibility:
             fetched = tab.evaluate("""() => fetch(location.href, {headers:
                 {Accept: "text/html"}}).then((r) => r.headers.get("Content-Security-Policy"))""")
             assert "unsafe" not in csp and fetched == csp
-        finally:
-            tab.context.close()
 
     def test_the_pages_labelled_groups_and_fold_buttons_have_roles_names_and_states(
             self, chromium, a11y_site):
-        tab = _new_tab(chromium, a11y_site)
-        try:
+        with _open_tab(chromium, a11y_site) as tab:
             tab.goto("/big/")
             _expect(tab.get_by_role("group", name="Requests")).to_be_visible()
             _expect(tab.get_by_role("group", name="Body")).to_be_visible()
@@ -11631,13 +11505,10 @@ class TestAccessibility:
                 "aria-expanded", "true")
             _expect(tab.get_by_role("button", name="Unfold item 4907")).to_have_attribute(
                 "aria-expanded", "false")
-        finally:
-            tab.context.close()
 
     def test_forced_colors_keep_focus_rings_fold_glyphs_and_the_selected_tab(self, chromium,
                                                                              a11y_site):
-        tab = _new_tab(chromium, a11y_site)
-        try:
+        with _open_tab(chromium, a11y_site) as tab:
             tab.emulate_media(forced_colors="active")
             tab.goto("/0/")
             style = """([selector, pseudo]) => { const s = getComputedStyle(
@@ -11652,28 +11523,22 @@ class TestAccessibility:
             tab.keyboard.press("ArrowRight")
             ring = tab.evaluate(style, ["[role=tab][aria-selected=true]", None])
             assert ring[3] != "none" and ring[4] != "0px"
-        finally:
-            tab.context.close()
 
     def test_reduced_motion_nothing_on_the_page_moves_by_itself(self, chromium, a11y_site):
-        tab = _new_tab(chromium, a11y_site, reduced_motion="reduce")
-        try:
+        with _open_tab(chromium, a11y_site, reduced_motion="reduce") as tab:
             tab.goto("/big/")
             moving = tab.evaluate("""() => [...document.querySelectorAll("*")].filter((node) => {
                 const s = getComputedStyle(node); return s.animationName !== "none" ||
                   s.transitionDuration.split(", ").some((t) => t !== "0s") ||
                   s.scrollBehavior === "smooth"; }).length""")
             assert moving == 0
-        finally:
-            tab.context.close()
 
     @pytest.mark.parametrize("path, action", [("/", None), ("/0/", _raw_tab), ("/big/", _fold_all),
                                               ("/?page=2", lambda tab: _add_header(tab, "X-A",
                                                                                    "b"))])
     def test_at_400_percent_zoom_nothing_scrolls_sideways_but_the_responses_long_lines(
             self, chromium, a11y_site, path, action):
-        tab = _new_tab(chromium, a11y_site, viewport={"width": 320, "height": 256})
-        try:
+        with _open_tab(chromium, a11y_site, viewport={"width": 320, "height": 256}) as tab:
             tab.goto(path)
             if action:
                 action(tab)
@@ -11683,13 +11548,10 @@ class TestAccessibility:
                 .map((node) => node.outerHTML.slice(0, 80))""")
             assert wide == []
             assert tab.evaluate("document.documentElement.scrollWidth") <= 320
-        finally:
-            tab.context.close()
 
     def test_the_keyboard_alone_reads_follows_a_link_adds_a_header_sends_a_put_and_folds(
             self, chromium, a11y_site):
-        tab = _new_tab(chromium, a11y_site)
-        try:
+        with _open_tab(chromium, a11y_site) as tab:
             tab.goto("/")
             tab.keyboard.press("Tab")  # read: from the top, the site's name first
             _expect(tab.locator("a.brand")).to_be_focused()
@@ -11719,18 +11581,13 @@ class TestAccessibility:
             tab.keyboard.press("Enter")
             _expect(fold).to_have_attribute("aria-expanded", "false")
             _expect(fold).to_be_focused()
-        finally:
-            tab.context.close()
 
     @pytest.mark.parametrize("path", ["/", "/0/", "/big/"])
     def test_axe_finds_nothing_on_a_phone(self, chromium, a11y_site, path):
-        tab = _new_tab(chromium, a11y_site, viewport={"width": 390, "height": 844}, is_mobile=True,
-                       has_touch=True)
-        try:
+        with _open_tab(chromium, a11y_site, viewport={"width": 390, "height": 844},
+                       is_mobile=True, has_touch=True) as tab:
             tab.goto(path)
             assert _axe(tab) == []
-        finally:
-            tab.context.close()
 
 
 # ---------------------------------------------------------------------------
