@@ -2,6 +2,45 @@
 
 Through the Flask test client wherever possible; the browsable page also in a
 real headless Chromium. Runs on Python 3.6 + Flask 1.1 up to the newest.
+
+The file, part by part: in flask_api.py's sections, in its order and under its names, each a
+class whose own fixtures and helpers come before it, and in each, the tests through the test
+client (and real servers) first, then those in Chromium. One section's tests run with one
+selector: ``pytest test_all.py::TestStreams``.
+
+    (shared parts)               what more than one section uses: apps and the test client,
+                                 reading the page, one small API with each library, Chromium
+                                 and its sites, real servers
+    TestStatusCodes              HTTP_* and is_success() and friends
+    TestExceptions               APIException and each error as {"detail": ...}
+    TestNegotiation              media types, Accept and ?format=, the caches' bounds
+    TestParsers                  request bodies by Content-Type
+    TestRenderers                JSON by the app's settings, HTML, renderers per view
+    TestRequestAndResponse       request.data, malformed bodies, body limits
+    TestRoutes                   the routes' one description
+    TestPageBodyAndLinks         the body as the page shows it, its links; the JSON tree
+    TestPageContext              what the page shows of the exchange and the view
+    TestPageResponses            the template and CSP, JSON responses as the page, late
+                                 headers, the route index
+    TestStreams                  a view's generator in each format; its page, and it live
+    TestApplication              FlaskAPI: results, settings, HEAD, OPTIONS, errors
+    TestPlainForms               the page's forms without JavaScript
+    TestAnyFlaskApp              BrowsableAPI(app) on each library
+    TestOpenAPI                  the document, its answers, fragments, libraries' documents
+    TestSchemaForm               the schemas the page embeds, and the form they make
+    TestSigningIn                what the API asks for, for the page; real sign-in servers
+    TestFlaskAPI3Compatibility   code written for Flask-API 3.x
+    TestPageTemplate             the page template: its script and style as code
+    TestRequestHeaders ...       the script's sections without Python of their own, in its
+      TestRequests,              order: request headers, requests, coming back, the query
+      TestComingBack,            form, the response panel, the form tab, copy as curl (the
+      TestQueryForm,             body as data and as a tree, the form from the schema and a
+      TestResponsePanel,         stream, live are in their sections' classes above)
+      TestFormTab, TestCopyAsCurl
+    TestAccessibility            the page for everyone: what spans its parts
+    TestNotesAPI ...             notes_app.py: the API, TestNotesLimitsAndHosts,
+                                 TestNotesSQLite, TestNotesPostgres, TestNotesCommandLine,
+                                 TestNotesFuzz, TestNotesOnGunicorn
 """
 
 import base64
