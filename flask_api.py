@@ -4014,6 +4014,7 @@ label.required::after { content: " *" / ""; color: var(--err); }
 .scopes > div { display: flex; align-items: center; gap: .5rem; }
 .scopes label { font-weight: 400; margin: .15rem 0; }
 .scopes input { width: 24px; height: 24px; margin: 0; flex: none; }
+@media (pointer: coarse) { .scopes input { width: 44px; height: 44px; } }
 #api-signin-list:empty { display: none; }
 """
 

@@ -13006,21 +13006,24 @@ def test_browser_signin_signing_out_leaves_nothing_and_the_next_sign_in_starts_a
         tab.goto("/things/")
         _oauth_sign_in(tab, oauth_server)
         _expect(tab.locator("#api-signin-status")).to_have_text(ANN_SIGNED_IN)
-        _start_oauth_sign_in(tab, oauth_server)  # another, left at the login page
-        tab.go_back()
-        _expect(tab.locator("#api-signin details")).to_contain_text(
-            "A sign-in with oauth is waiting for the authorization server's answer.")
-        tab.get_by_role("button", name="Sign out of oauth").click()
-        status = tab.locator("#api-signin-status")
-        _expect(status).to_have_text("Signed out of oauth.")
-        _expect(status).to_be_focused()
+        waiting, status = tab.locator("#api-signin details"), tab.locator("#api-signin-status")
+        for leave, said in [("Cancel it", "Cancelled: an answer to that sign-in will be refused."),
+                            ("Sign out of oauth", "Signed out of oauth.")]:
+            _start_oauth_sign_in(tab, oauth_server)  # another, left at the server
+            tab.go_back()
+            _expect(waiting).to_contain_text("A sign-in with oauth is waiting for the "
+                                             "authorization server's answer.")
+            tab.get_by_role("button", name=leave).click()
+            _expect(status).to_have_text(said)
+            _expect(status).to_be_focused()
+            _expect(waiting).not_to_contain_text("is waiting")
+            assert _stored(tab, "flask-api-signin-pending") is None
         _expect(tab.locator("#api-live")).to_have_text(re.compile(
             r"^Signed out of oauth\. HTTP 401 UNAUTHORIZED", re.IGNORECASE))
-        assert _stored(tab) is None and _stored(tab, "flask-api-signin-pending") is None
-        _expect(tab.locator("#api-signin details")).not_to_contain_text("is waiting")
+        assert _stored(tab) is None
         _oauth_sign_in(tab, oauth_server)  # the server knows ann already: its consent page
-        _expect(status).to_have_text("Signed in with oauth as Ann (ann).")
-        assert len(set(states)) == 3 and len(posts) == 2  # a new state (and verifier) each time
+        _expect(status).to_have_text(ANN_SIGNED_IN)
+        assert len(set(states)) == 4 and len(posts) == 2  # a new state (and verifier) each time
     finally:
         tab.context.close()
 
@@ -13054,6 +13057,7 @@ def test_browser_signin_flask_httpauth_basic_and_token_as_their_challenges_ask(
             "GET, HEAD: basic")
         _expect(tab.get_by_label("Sign in with").locator("option:checked")).to_have_text(
             "basic: HTTP Basic (a username and password)")  # what the challenge asks for
+        _add_header(tab, "authorization", "Bearer nope")  # the sign-in's goes in its place
         tab.get_by_label("Username").fill("ann:x")
         tab.get_by_label("Password").fill("ann-pw")
         tab.get_by_role("button", name="Sign in", exact=True).click()
@@ -13279,6 +13283,24 @@ def test_the_sign_in_panels_targets_are_24_px_at_least(chromium, oauth_server, s
             node.outerHTML.slice(0, 60), Math.min(node.getBoundingClientRect().width,
                                                   node.getBoundingClientRect().height)])""")
         assert len(sizes) >= 4 and [shown for shown, side in sizes if side < 24] == []
+    finally:
+        tab.context.close()
+
+
+def test_the_sign_in_panel_on_a_phone_has_44_px_targets_and_axe_finds_nothing(
+        chromium, oauth_server):
+    tab = _new_tab(chromium, oauth_server.api_url, viewport={"width": 390, "height": 844},
+                   is_mobile=True, has_touch=True)
+    try:
+        tab.goto("/things/")
+        _choose(tab, "oauth: OAuth 2.0, client credentials")
+        sizes = tab.evaluate("""() => [...document.querySelectorAll(
+            "#api-signin :is(button, input, select, summary)")].map((node) => [
+            node.outerHTML.slice(0, 60), Math.min(node.getBoundingClientRect().width,
+                                                  node.getBoundingClientRect().height)])""")
+        assert len(sizes) >= 6 and [shown for shown, side in sizes if side < 44] == []
+        assert _axe(tab) == []
+        assert tab.evaluate("document.documentElement.scrollWidth") <= 390
     finally:
         tab.context.close()
 
