@@ -4040,6 +4040,7 @@ const state = {
   signinSaid: null,  // what the next sign-in panel says first: {text, error}
   signinClock: 0,  // the panel's clock, which counts down and refreshes: see signinTick()
   refreshing: null,  // the refresh under way, a promise: one at a time
+  unrefreshed: "",  // a token whose refresh could not reach the server: tried again on demand
   landing: null,  // an authorization server's answer in the URL the page loaded: landedAnswer()
 };
 
@@ -4969,17 +4970,20 @@ async function tradeCode({answer, pending, problem}) {
 // a time: two would spend one rotating refresh token twice. Before a request, and each second.
 function refreshDue() {
   const due = credentials().find((one) => one.refresh && one.expires && one.expires -
-    Date.now() < Math.min(30000, (one.expires - one.obtained) / 4));
+    Date.now() < Math.min(30000, (one.expires - one.obtained) / 4) &&
+    one.value !== state.unrefreshed);
   if (due && !state.refreshing) {
     state.refreshing = refresh(due).finally(() => { state.refreshing = null; });
   }
   return state.refreshing || Promise.resolve();
 }
 
-// "Refresh now": refresh a credential's token as it is kept now, and say how it went.
+// "Refresh now": refresh a credential's token as it is kept now; focus on how it went.
 async function refreshNow(credential) {
   const kept = credentials().find((one) => one.scheme === credential.scheme && one.refresh);
+  state.unrefreshed = "";
   if (kept && await (state.refreshing || refresh(kept))) signinNote("Refreshed.", false, true);
+  else document.getElementById("api-signin-status")?.focus();  // why not, said by refresh()
 }
 
 // Trade a credential's refresh token for new tokens and the refresh token that comes with them
@@ -4994,7 +4998,7 @@ async function refresh(credential) {
     if (error.refused) {
       keepCredentials(credentials().filter((one) => one.value !== credential.value));
       signedInAnew();
-    }
+    } else state.unrefreshed = credential.value;  // not each second, nor each request
     signinNote((error.refused ? "Signed out of " + credential.scheme + ": " : "Not refreshed: ") +
       error.message + (error.refused ? " A refresh token is used once: another tab of this " +
       "page, which starts with a copy of this one's sign-in, may have used it. Sign in again." :

@@ -12867,6 +12867,33 @@ def test_browser_signin_a_token_endpoint_the_document_does_not_name_gets_nothing
         provider.close()
 
 
+def test_browser_signin_a_refresh_that_cannot_reach_the_server_is_said_and_not_retried(
+        chromium, live_site):
+    provider, known = _LiveSite(), {}
+    known["url"] = provider.url
+    provider.serve(_openid_provider(known, lambda: provider.url))
+    tab, posts = _signin_tab(chromium, live_site.serve(_provider_api(provider.url)))
+    try:
+        tab.goto("/things/")
+        _choose(tab, "oidc: OpenID Connect")
+        tab.get_by_label("Client ID").fill("page")
+        tab.get_by_role("button", name="Sign in at the provider").click()
+        _expect(tab.locator("#api-signin-status")).to_have_text("Signed in with oidc as page.")
+        provider.close()  # gone: its token endpoint too
+        tab.evaluate("""() => { const list = JSON.parse(sessionStorage.getItem(
+            "flask-api-signin")); list[0].expires = Date.now() + 2000;
+            sessionStorage.setItem("flask-api-signin", JSON.stringify(list)); }""")
+        _expect(tab.locator("#api-signin-status")).to_have_text(re.compile(
+            r"^Not refreshed: the token endpoint http://127\.0\.0\.1:\d+ could not be reached "))
+        tab.wait_for_timeout(3000)  # three ticks of the panel's clock: none tries again
+        assert len(posts) == 2 and _stored(tab)[0]["value"] == "Bearer provider-token"
+        tab.get_by_role("button", name="Refresh now").click()  # but the user may
+        _expect(tab.locator("#api-signin-status")).to_be_focused()
+        assert len(posts) == 3
+    finally:
+        tab.context.close()
+
+
 @pytest.mark.parametrize("csp", CSP_MODES)
 def test_browser_signin_an_answer_posted_from_another_window_is_refused(
         chromium, oauth_server, other_site, csp):
