@@ -4747,6 +4747,7 @@ function tokenCredential(base, tokens) {
 // A URL this page may send a secret to (a token endpoint, a discovery document): http(s), on
 // this page's origin or one the API's document names (the block's origins); else null.
 function allowedEndpoint(url, page, origins) {
+  if (typeof url !== "string") return null;  // not "undefined", a path of this page's
   let endpoint;
   try { endpoint = new URL(url, page); } catch { return null; }
   return /^https?:$/.test(endpoint.protocol) && !endpoint.username && !endpoint.password &&

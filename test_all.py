@@ -12583,14 +12583,14 @@ def test_signin_script_sends_secrets_only_to_this_origin_or_the_documents(script
             "http://login.example/token", "https://evil.example/token",
             "http://127.0.0.1:9001/token", "https://user:pw@login.example/token",
             "javascript:fetch('/')", "data:text/plain,x", "//evil.example/token",
-            "https://login.example.evil.example/token", "http://[::1/", ""]
+            "https://login.example.evil.example/token", "http://[::1/", None, ""]
     allowed = _js(script_parts, """(urls, page, origins) => urls.map((url) => {
         const found = parts.allowedEndpoint(url, page, origins);
         return found && found.href;
     })""", urls, page, origins)
     assert allowed == ["https://login.example/token", "http://127.0.0.1:5000/token",
                        "http://127.0.0.1:5000/things/token", "http://127.0.0.1:5000/x",
-                       "https://login.example/token"] + [None] * 10 + [
+                       "https://login.example/token"] + [None] * 11 + [
                        "http://127.0.0.1:5000/things/?a=1"]
 
 
