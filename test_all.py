@@ -12727,9 +12727,18 @@ def _start_oauth_sign_in(tab, oauth_server):
     tab.wait_for_url(lambda url: url.startswith(oauth_server.issuer + "/"))
 
 
+FORGED = {  # whether this tab waits for an answer, and why the forged one is refused
+    "a sign-in waiting": "Refused an authorization answer whose state is not the one this tab "
+                         "sent: it may be forged. Nothing was sent; sign in again.",
+    "none waiting": "Refused an authorization answer: this tab has no sign-in waiting for one "
+                    "(its code was used already, or it was cancelled, signed out of or started "
+                    "elsewhere). Nothing was sent; sign in again."}
+
+
 @pytest.mark.parametrize("csp", CSP_MODES)
+@pytest.mark.parametrize("waiting", sorted(FORGED))
 def test_browser_signin_a_forged_answer_is_refused_and_its_code_sent_nowhere(
-        chromium, oauth_server, other_site, csp):
+        chromium, oauth_server, other_site, csp, waiting):
     page = oauth_server.api_url + "/things/"
     oauth_server.redirect_to(page)
     verifier, challenge = _pkce()  # the attacker's own sign-in: a real code, for their verifier
@@ -12740,12 +12749,11 @@ def test_browser_signin_a_forged_answer_is_refused_and_its_code_sent_nowhere(
     tab, posts = _signin_tab(chromium, oauth_server.api_url, csp)
     try:
         tab.goto("/things/")
-        _start_oauth_sign_in(tab, oauth_server)  # the user's own, waiting
+        if waiting == "a sign-in waiting":  # the user's own: it could sign them in as another
+            _start_oauth_sign_in(tab, oauth_server)
         tab.goto(other_site.url + "/")  # a site the user visits sends the tab to the answer
         status = tab.locator("#api-signin-status")
-        _expect(status).to_have_text("Refused an authorization answer whose state is not the one "
-                                     "this tab sent: it may be forged. Nothing was sent; sign in "
-                                     "again.")
+        _expect(status).to_have_text(FORGED[waiting])
         _expect(status).to_be_focused()
         _expect(tab.locator("#api-live")).to_have_text(status.inner_text())
         assert tab.url == page and posts == []
