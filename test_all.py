@@ -3800,7 +3800,7 @@ def test_openapi_json_gives_clients_the_document_and_browsers_the_page():
     document = _validated(response.get_json())
     assert document["openapi"] == "3.1.0"
     assert document["info"] == {"title": "Notes App", "version": "0"}
-    assert sorted(document["paths"]) == ["/", "/{key}/"]
+    assert sorted(document["paths"]) == ["/", "/changes/", "/{key}/"]
     page = _browse(client, "/openapi.json")
     assert page.content_type.startswith("text/html")
     assert page.body_json == document
