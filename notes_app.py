@@ -718,7 +718,8 @@ class PostgresNoteStore(BaseNoteStore):
 
 
 FEED_HEARTBEAT = 15.0  # seconds of quiet after which a feed sends its position again
-FEED_BATCH = 100  # changes a feed takes at a time, from memory or from the store
+FEED_BATCH = 100  # changes a feed (or the reader) takes at a time, from memory or the store...
+FEED_BATCH_TEXT = 256 * 1024  # ...and characters of their texts (one change, at least)
 FEED_RECENT = 1000  # changes each process keeps in memory for its feeds, at most...
 FEED_RECENT_TEXT = 16 * 1024 * 1024  # ...and characters of their texts, at most
 
@@ -809,8 +810,8 @@ class ChangeFeed:
             if latest is not None and position < latest and recent and (
                     recent[0].position <= position + 1):
                 start = position + 1 - recent[0].position
-                return recent[start:start + FEED_BATCH]
-        return self._store.changes(position, FEED_BATCH)
+                return _batch(recent[start:start + FEED_BATCH])
+        return _batch(self._store.changes(position, FEED_BATCH))
 
     def _open(self) -> None:
         """Count a feed in; the first starts the reader and the watcher."""
@@ -868,7 +869,7 @@ class ChangeFeed:
                 reading.stop.wait(1.0)
 
     def _catch_up(self, reading: _Reading) -> None:
-        """Read what follows the last change read, FEED_RECENT at a time, and publish it.
+        """Read what follows the last change read, FEED_BATCH at a time, and publish it.
         A log that has let go of those (10,000 writes while the reader could not read), or
         that ends before them (another database), is taken up again from its end."""
         latest = self._latest
@@ -877,12 +878,12 @@ class ChangeFeed:
             self._publish(reading, [], latest)
         while True:
             try:
-                found = self._store.changes(latest, FEED_RECENT)
+                found = self._store.changes(latest, FEED_BATCH)
             except ChangesGone:
                 self._publish(reading, [], self._store.position(), reset=True)
                 return
             self._publish(reading, found, latest)
-            if len(found) < FEED_RECENT:
+            if len(found) < FEED_BATCH:
                 return
             latest = found[-1].position
 
@@ -905,6 +906,17 @@ class ChangeFeed:
                 cut += 1
             del self._recent[:cut]
             self._news.notify_all()
+
+
+def _batch(changes: List[Change]) -> List[Change]:
+    """The first of ``changes`` whose texts, all but the last, come to FEED_BATCH_TEXT
+    characters at most: what a feed holds while its client is slow to read, big notes or not."""
+    size = 0
+    for count, change in enumerate(changes):
+        if size > FEED_BATCH_TEXT:
+            return changes[:count]
+        size += len(change.text or "")
+    return changes
 
 
 def _deadline(seconds: float) -> float:

@@ -790,16 +790,17 @@ def _http(port, method, path, note=None):
     return resp.status, json.loads(data.decode("utf-8")) if data else None
 
 
-def _gunicorn(tmp_path, name, env, workers=2):
-    """notes_app under gunicorn with ``workers`` workers of 4 threads: (process, port)."""
+def _gunicorn(tmp_path, name, env, workers=2, options=()):
+    """notes_app under gunicorn with ``workers`` workers of 4 threads, and any other
+    ``options`` of gunicorn's: (process, port)."""
     log = str(tmp_path / (name + ".log"))
     runtime = tmp_path / name
     runtime.mkdir()
     env = dict(env, XDG_RUNTIME_DIR=str(runtime))
     with open(log, "w") as out:
         proc = subprocess.Popen([GUNICORN, "--workers", str(workers), "--threads", "4",
-                                 "--bind", "127.0.0.1:0", "notes_app:app"], cwd=NOTES_DIR,
-                                env=env, stdout=out, stderr=subprocess.STDOUT)
+                                 "--bind", "127.0.0.1:0"] + list(options) + ["notes_app:app"],
+                                cwd=NOTES_DIR, env=env, stdout=out, stderr=subprocess.STDOUT)
     try:
         return proc, _wait_for_gunicorn(proc, log, workers)
     except BaseException:  # pytest.fail's too
@@ -5888,6 +5889,532 @@ def test_fuzz_run_against_gunicorn_over_sockets_finds_no_violation():
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=180)
     assert result.returncode == 0, result.stdout[-8000:]
     assert re.search(r"^fuzz_notes: 200 requests in .*; 0 violations$", result.stdout, re.M)
+
+
+# ---------------------------------------------------------------------------
+# Notes app: the change feed
+# GET /changes/: each write once, in order of position, from memory, SQLite (a machine's
+# workers) and PostgreSQL (many machines); resumed from any position the log still keeps.
+# ---------------------------------------------------------------------------
+
+@pytest.fixture(params=["memory", "sqlite", "postgresql"])
+def feed_db(request, tmp_path):
+    """Where a feed test's notes app keeps its notes: each store in turn (PostgreSQL on the
+    suite's own server)."""
+    if request.param == "postgresql":
+        return request.getfixturevalue("postgres").new_database()
+    return None if request.param == "memory" else str(tmp_path / "notes.db")
+
+
+@pytest.fixture
+def follow():
+    """Opens feeds through a notes app's test client, and closes them after the test (as a
+    client going away would): ``follow(client, query, headers)`` is a function that returns
+    the feed's next item, and has the response as ``.response``."""
+    opened = []
+
+    def open_feed(client, query="", headers=None):
+        headers = dict({"Accept": "application/jsonl"}, **(headers or {}))
+        response = client.get("/changes/" + query, headers=headers, buffered=False)
+        opened.append(response)
+        chunks = iter(response.response)
+
+        def next_item():
+            return json.loads(next(chunks))
+        next_item.response = response
+        return next_item
+
+    yield open_feed
+    for response in opened:
+        response.close()
+
+
+def _change(position, change, key, text):
+    return {"position": position, "change": change, "key": key, "text": text,
+            "url": "http://localhost/{}/".format(key)}
+
+
+def test_the_feed_sends_each_write_once_with_its_position_key_what_happened_and_text(
+        feed_db, follow):
+    client = notes_app.create_app(db=feed_db).test_client()
+    client.post("/", json={"text": "water the plants"})
+    _put(client, 1, "build the codez again")
+    _put(client, 9, "nine")
+    client.delete("/0/")
+    client.delete("/0/")  # nothing there: nothing changes
+    next_item = follow(client, "?after=0")
+    assert [next_item() for _ in range(4)] == [
+        _change(1, "created", 3, "water the plants"),
+        _change(2, "replaced", 1, "build the codez again"),
+        _change(3, "created", 9, "nine"),
+        _change(4, "deleted", 0, None)]
+    assert next_item.response.status_code == 200
+    assert next_item.response.mimetype == "application/jsonl"
+    _put(client, 3, "water the roses")  # and then each as it is made
+    assert next_item() == _change(5, "replaced", 3, "water the roses")
+
+
+def test_a_feed_from_now_says_its_position_first_then_sends_what_follows(feed_db, follow):
+    client = notes_app.create_app(db=feed_db).test_client()
+    _put(client, 1, "before")
+    next_item = follow(client)  # no position: from now
+    assert next_item() == {"position": 1}  # at once, so the client knows where it is
+    _put(client, 2, "after")
+    assert next_item() == _change(2, "replaced", 2, "after")
+
+
+def test_the_list_links_the_changes_that_follow_it_exactly(feed_db, follow):
+    client = notes_app.create_app(db=feed_db).test_client()
+    _put(client, 1, "one")
+    listed = client.get("/")
+    link = listed.headers["Link"]
+    assert link == '</changes/?after=1>; rel="changes"'
+    _put(client, 2, "two")
+    next_item = follow(client, link[1:link.index(">")][len("/changes/"):])
+    assert next_item() == _change(2, "replaced", 2, "two")  # nothing the list showed, again
+    assert [note["text"] for note in listed.get_json()] == ["do the shopping", "one",
+                                                            "paint the door"]
+
+
+def test_a_client_that_disconnects_resumes_from_its_last_position_missing_nothing(
+        feed_db, follow):
+    client = notes_app.create_app(db=feed_db).test_client()
+    next_item = follow(client, "?after=0")
+    assert next_item() == {"position": 0}  # nothing yet
+    for n in range(3):
+        _put(client, n, "first {}".format(n))
+    last = [next_item() for _ in range(2)][-1]["position"]
+    next_item.response.close()  # gone, after two of the three
+    for n in range(3):
+        _put(client, n, "then {}".format(n))
+    resumed = follow(client, "?after={}".format(last))
+    assert [resumed()["position"] for _ in range(4)] == [3, 4, 5, 6]
+    assert resumed.response.status_code == 200
+
+
+def test_last_event_id_wins_over_after_as_eventsource_resends_its_first_url(feed_db, follow):
+    client = notes_app.create_app(db=feed_db).test_client()
+    for n in range(3):
+        _put(client, n, str(n))
+    next_item = follow(client, "?after=0", {"Last-Event-ID": "2"})
+    assert next_item() == _change(3, "replaced", 2, "2")
+
+
+def test_a_position_no_longer_kept_or_past_the_latest_is_a_410_never_a_gap(
+        feed_db, monkeypatch, follow):
+    monkeypatch.setattr(notes_app, "CHANGES_KEPT", 5)
+    client = notes_app.create_app(db=feed_db).test_client()
+    for n in range(12):
+        _put(client, n, str(n))
+    gone = client.get("/changes/?after=0")
+    _assert_api_error(gone, 410)
+    assert "no longer kept" in gone.get_json()["detail"]
+    assert "GET /" in gone.get_json()["detail"]  # and what to do instead
+    assert [follow(client, "?after=7")()["position"]] == [8]  # the last 5 are kept
+    future = client.get("/changes/?after=13")
+    _assert_api_error(future, 410)
+    assert "past the latest change, 12" in future.get_json()["detail"]
+
+
+@pytest.mark.parametrize("query, headers", [
+    ("?after=x", {}), ("?after=-1", {}), ("?after=1.5", {}), ("?after=" + "9" * 19, {}),
+    ("?after=%00", {}), ("", {"Last-Event-ID": "seven"}), ("?after=1", {"Last-Event-ID": "1 2"}),
+])
+def test_a_position_that_is_not_one_is_a_400_with_a_detail(query, headers):
+    client = notes_app.create_app().test_client()
+    response = client.get("/changes/" + query, headers=headers)
+    _assert_api_error(response, 400)
+    assert "position" in response.get_json()["detail"]
+
+
+def test_a_client_left_behind_by_the_log_gets_an_error_line_not_a_gap(
+        tmp_path, monkeypatch, follow):
+    monkeypatch.setattr(notes_app, "CHANGES_KEPT", 5)
+    monkeypatch.setattr(notes_app, "FEED_RECENT", 3)  # nor does memory keep them for it
+    client = notes_app.create_app(db=str(tmp_path / "notes.db")).test_client()
+    next_item = follow(client, "?after=0")
+    _put(client, 1, "read")
+    assert next_item()["position"] == 1
+    for n in range(20):  # while the client reads nothing
+        _put(client, 2, str(n))
+    ending = next_item()
+    assert ending == {"detail": ending["detail"]} and "no longer kept" in ending["detail"]
+    with pytest.raises(StopIteration):
+        next_item()
+    _assert_api_error(client.get("/changes/?after=1"), 410)  # and so is its resumption
+
+
+def test_what_a_process_keeps_for_its_feeds_is_bounded_however_big_the_notes(
+        tmp_path, follow):
+    """400 notes of 100,000 characters (40 MB) written while a feed reads nothing, then 20
+    feeds from the start each reading one change: memory keeps 16 Mi characters of changes,
+    and each feed holds a batch of 256 Ki characters (one change at least), not 100 changes."""
+    import tracemalloc
+    client = notes_app.create_app(db=str(tmp_path / "notes.db")).test_client()
+    idle = follow(client)
+    assert idle() == {"position": 0}
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for n in range(400):
+            _put(client, n % 50, "{:06d}".format(n) + "x" * 99994)
+        stalled = [follow(client, "?after=0") for _ in range(20)]
+        assert all(feed()["position"] == 1 for feed in stalled)
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 28 * 2 ** 20, "{:.0f} MiB kept".format(grown / 2 ** 20)
+    assert idle()["position"] == 1  # the idle feed went on reading, from the store
+
+
+@pytest.fixture
+def feed_gunicorn(tmp_path):
+    """``start(db, name, workers)`` serves notes_app under gunicorn on ``db``: (master, port,
+    a function giving the pids of the workers that have answered), stopped after the test.
+    A stop waits ``--graceful-timeout`` for the open feeds (30 s by default): here, 1 s."""
+    if not os.path.exists(GUNICORN):
+        pytest.skip("gunicorn is not installed")
+    started = []
+
+    def start(db, name="notes", workers=2):
+        access = str(tmp_path / (name + "-access.log"))
+        master, port = _gunicorn(tmp_path, name, _feed_env(db), workers, [
+            "--access-logfile", access, "--access-logformat", "%(p)s", "--graceful-timeout",
+            "1"])
+        started.append(master)
+        return master, port, lambda: set(_read(access).split())
+    yield start
+    for master in started:
+        _stop(master)
+
+
+def _feed_env(db):
+    env = {name: value for name, value in os.environ.items() if not name.startswith("NOTES_")}
+    return dict(env, NOTES_DB=db)
+
+
+def _feed_socket(port, query="", headers=None):
+    """A feed read as JSON Lines over a connection of its own: (connection, response)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", "/changes/" + query, headers=dict(
+        {"Accept": "application/jsonl"}, **(headers or {})))
+    conn.socket = conn.sock  # which http.client lets go of once it has a response
+    return conn, conn.getresponse()
+
+
+def _read_item(response):
+    line = response.readline()
+    assert line, "the feed ended"
+    return json.loads(line)
+
+
+def _read_change(response):
+    """The next change, past any item that only says where the feed is."""
+    item = _read_item(response)
+    return item if "change" in item else _read_change(response)
+
+
+def test_a_feed_on_one_gunicorn_worker_gets_the_others_writes_within_a_second(
+        feed_gunicorn, tmp_path):
+    _, port, worker_pids = feed_gunicorn(str(tmp_path / "notes.db"), workers=4)
+    conn, feed = _feed_socket(port)
+    try:
+        position = _read_item(feed)["position"]
+        delays = []
+        for n in range(30):  # each on a connection of its own: any worker answers
+            status_code, note = _http(port, "POST", "/", {"text": "note {}".format(n)})
+            answered = time.monotonic()
+            assert status_code == 201
+            item = _read_item(feed)
+            delays.append(time.monotonic() - answered)
+            position += 1
+            assert item == {"position": position, "change": "created", "key": _key_of(note),
+                            "text": note["text"], "url": note["url"]}
+        assert max(delays) < 1.0, delays
+    finally:
+        conn.close()
+    assert len(worker_pids()) >= 2, "one worker answered every write"
+
+
+def _worker_serving(master, client_port):
+    """The pid of the gunicorn worker (a child of ``master``) holding the connection from
+    ``client_port``: its socket's inode in /proc/net/tcp, among the worker's open files."""
+    sockets = ["socket:[{}]".format(line.split()[9])
+               for line in _read("/proc/net/tcp").splitlines()[1:]
+               if line.split()[2].endswith(":{:04X}".format(client_port))]
+    for pid in _read("/proc/{0}/task/{0}/children".format(master)).split():
+        for fd in os.listdir("/proc/{}/fd".format(pid)):
+            with contextlib.suppress(OSError):  # closed since listed
+                if os.readlink("/proc/{}/fd/{}".format(pid, fd)) in sockets:
+                    return int(pid)
+    raise AssertionError("no worker holds the connection from port {}".format(client_port))
+
+
+class _Follower(threading.Thread):
+    """A client that follows the feed from ``after``, and resumes from the last position it
+    got whenever its connection breaks, as a well-written client does. ``positions`` grows
+    as changes come; ``port_in_use`` is its connection's own port."""
+
+    def __init__(self, port, after=0):
+        super().__init__(daemon=True)
+        self.port, self.after, self.items, self.reconnects = port, after, [], -1
+        self.stop, self.port_in_use, self.error = threading.Event(), None, None
+
+    def run(self):
+        try:
+            while not self.stop.is_set():
+                self.reconnects += 1
+                self._read_until_broken()
+        except BaseException as exc:  # reported by the test
+            self.error = exc
+
+    def _read_until_broken(self):
+        try:
+            conn, response = _feed_socket(self.port, "?after={}".format(self.after))
+        except OSError:
+            return time.sleep(0.05)  # no worker to take it yet: gunicorn is starting one
+        self.port_in_use = conn.socket.getsockname()[1]
+        try:
+            assert response.status == 200, response.read()
+            while not self.stop.is_set():
+                item = json.loads(response.readline() or b"null")  # null: cut off
+                if item is None:
+                    return
+                if "change" in item:
+                    assert item["position"] == self.after + 1, (item, self.after)
+                    self.items.append(item)
+                self.after = item["position"]
+        except (OSError, http.client.HTTPException, ValueError):
+            return  # cut off mid-line: resume
+        finally:
+            conn.close()
+
+
+def _writers(port, acknowledged, stop, count=3):
+    """``count`` threads that create and replace notes until ``stop``, each request on a
+    connection of its own, recording the writes answered as done: (key, text)."""
+    def write(n):
+        for i in itertools.count():
+            if stop.is_set():
+                return
+            text = "w{}-{}".format(n, i)
+            with contextlib.suppress(OSError, http.client.HTTPException, ValueError):
+                method, path = ("POST", "/") if i % 3 else ("PUT", "/{}/".format(n))
+                code, note = _http(port, method, path, {"text": text})
+                if code in (200, 201):
+                    acknowledged.append((_key_of(note), text))
+    threads = [threading.Thread(target=write, args=(n,), daemon=True) for n in range(count)]
+    for thread in threads:
+        thread.start()
+    return threads
+
+
+def _wait_until(done, seconds=20, what="it"):
+    """Poll ``done()`` (a state no event tells) until it holds, for ``seconds`` at most."""
+    deadline = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline, "waited {} s for {}".format(seconds, what)
+        time.sleep(0.02)
+
+
+def _log_rows(path):
+    """The SQLite file's change log as the feed sends it, read straight from the file."""
+    db = sqlite3.connect(path)
+    try:
+        return [{"position": p, "change": c, "key": k, "text": t}
+                for p, k, c, t in db.execute("SELECT * FROM changes ORDER BY position")]
+    finally:
+        db.close()
+
+
+def test_a_worker_killed_with_minus_9_mid_feed_loses_no_change_and_repeats_none(
+        feed_gunicorn, tmp_path):
+    path = str(tmp_path / "notes.db")
+    master, port, _ = feed_gunicorn(path, workers=3)
+    follower, acknowledged, stop = _Follower(port), [], threading.Event()
+    follower.start()
+    writers = _writers(port, acknowledged, stop)
+    try:
+        _wait_until(lambda: len(follower.items) >= 20, what="the first changes")
+        os.kill(_worker_serving(master.pid, follower.port_in_use), signal.SIGKILL)
+        _wait_until(lambda: follower.reconnects >= 1 and len(follower.items) >= 60,
+                    what="changes after the kill")
+        stop.set()
+        for thread in writers:
+            thread.join(30)
+        logged = _log_rows(path)
+        _wait_until(lambda: len(follower.items) >= len(logged), what="the last changes")
+    finally:
+        stop.set()
+        follower.stop.set()
+    assert follower.error is None, follower.error
+    sent = [{name: item[name] for name in ("position", "change", "key", "text")}
+            for item in follower.items]
+    assert sent == logged  # every change, once each, in order: 1, 2, 3, ...
+    assert [row["position"] for row in logged] == list(range(1, len(logged) + 1))
+    assert set(acknowledged) <= {(row["key"], row["text"]) for row in logged}
+
+
+def test_feeds_on_two_postgres_masters_get_every_change_once_through_a_database_restart(
+        postgres, feed_gunicorn):
+    """Writes through one gunicorn master reach a feed on the other within a second; then
+    PostgreSQL restarts under writes that go on (each 503 retried): the feed, on the same
+    connection all along, gets every change once, in order, including those written while
+    its listener was reconnecting (it catches up as it listens again)."""
+    url = postgres.new_database()
+    one_port, two_port = [feed_gunicorn(url, name)[1] for name in ("one", "two")]
+    conn, feed = _feed_socket(one_port, "?after=0")
+    try:
+        for n in range(10):
+            assert _http(two_port, "PUT", "/1/", {"text": "before {}".format(n)})[0] == 200
+            answered = time.monotonic()
+            assert _read_change(feed)["text"] == "before {}".format(n)
+            assert time.monotonic() - answered < 1.0
+        postgres.stop()
+        acknowledged = [_http(two_port, "PUT", "/1/", {"text": "while down"})[0]]
+        postgres.start()
+        for n in range(10):  # at once, while the listeners are still reconnecting
+            while _http(two_port, "PUT", "/1/", {"text": "after {}".format(n)})[0] != 200:
+                time.sleep(0.05)  # a 503 until the pool has reconnected: try again
+        texts = [_read_change(feed)["text"] for _ in range(10)]
+    finally:
+        conn.close()
+    assert acknowledged == [503]
+    assert texts == ["after {}".format(n) for n in range(10)]
+    import psycopg
+    with psycopg.connect(url) as db:
+        assert db.execute("SELECT max(position) FROM note_changes").fetchone()[0] == 20
+
+
+def _serve_in_thread(app):
+    """``app`` on werkzeug's threaded server in this process: (port, stop)."""
+    from werkzeug.serving import make_server
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+
+    def stop():
+        server.shutdown()
+        thread.join(10)
+        server.server_close()
+    return server.server_port, stop
+
+
+def _feed_threads():
+    return [thread for thread in threading.enumerate()
+            if thread.name.startswith("notes change feed")]
+
+
+def test_a_hundred_idle_feeds_hold_one_listening_connection_not_one_each(postgres):
+    import psycopg
+    url = postgres.new_database()
+    port, stop = _serve_in_thread(notes_app.create_app(db=url))
+    feeds = []
+    try:
+        for _ in range(100):
+            feeds.append(_feed_socket(port))
+            assert _read_item(feeds[-1][1]) == {"position": 0}
+        with psycopg.connect(url) as db:
+            held = db.execute("SELECT count(*) FROM pg_stat_activity WHERE datname ="
+                              " current_database() AND pid <> pg_backend_pid()").fetchone()[0]
+        assert held <= notes_app.POSTGRES_POOL + 1  # the pool's, and one listening
+        assert _http(port, "PUT", "/1/", {"text": "to all"})[0] == 200
+        assert all(_read_change(response)["text"] == "to all" for _, response in feeds)
+    finally:
+        for conn, _ in feeds:
+            conn.close()
+        stop()
+
+
+def test_clients_gone_are_found_at_the_next_heartbeat_and_the_feeds_threads_end(
+        monkeypatch):
+    monkeypatch.setattr(notes_app, "FEED_HEARTBEAT", 0.1)
+    port, stop = _serve_in_thread(notes_app.create_app())
+    try:
+        before = _feed_threads()
+        feeds = [_feed_socket(port) for _ in range(5)]
+        assert [_read_item(response) for _, response in feeds] == [{"position": 0}] * 5
+        started = [thread for thread in _feed_threads() if thread not in before]
+        assert len(started) == 2  # the reader and the watcher, for all five
+        for conn, _ in feeds:
+            conn.socket.shutdown(socket.SHUT_RDWR)  # as a closed tab does
+            conn.close()
+        for thread in started:
+            thread.join(5)
+        assert not [thread for thread in started if thread.is_alive()]
+    finally:
+        stop()
+
+
+def test_a_feed_ends_after_notes_feed_seconds_as_a_whole_json_array(monkeypatch):
+    monkeypatch.setenv("NOTES_FEED_SECONDS", "0.3")
+    client = notes_app.create_app().test_client()
+    started = time.monotonic()
+    response = client.get("/changes/?after=0", headers={"Accept": "application/json"})
+    assert response.get_json() == [{"position": 0}]  # valid JSON, once it has ended
+    assert 0.3 <= time.monotonic() - started < 5
+    monkeypatch.setenv("NOTES_FEED_SECONDS", "soon")
+    with pytest.raises(ValueError, match="NOTES_FEED_SECONDS must be a number of seconds"):
+        notes_app.create_app()
+
+
+def test_an_sqlite_file_from_before_the_log_gets_it_and_keeps_its_notes(tmp_path, follow):
+    path = str(tmp_path / "notes.db")
+    db = sqlite3.connect(path)
+    db.executescript(
+        "CREATE TABLE notes (key INTEGER PRIMARY KEY, text TEXT NOT NULL);"
+        "CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT);"
+        "INSERT INTO meta VALUES ('schema', '1'); INSERT INTO notes VALUES (5, 'kept');"
+        "PRAGMA application_id = {};".format(notes_app.APPLICATION_ID))
+    db.close()
+    client = notes_app.create_app(db=path).test_client()
+    assert _texts(client) == ["kept"]
+    assert client.get("/").headers["Link"] == '</changes/?after=0>; rel="changes"'
+    _put(client, 5, "changed")
+    assert follow(client, "?after=0")() == _change(1, "replaced", 5, "changed")
+
+
+def test_a_postgres_database_from_before_the_log_gets_it_and_another_apps_is_refused(
+        postgres, follow):
+    import psycopg
+    url = postgres.new_database()
+    with psycopg.connect(url, autocommit=True) as db:
+        db.execute("CREATE TABLE notes (key BIGINT PRIMARY KEY, text TEXT NOT NULL)")
+        db.execute("COMMENT ON TABLE notes IS '{}'".format(notes_app.POSTGRES_MARK))
+        db.execute("INSERT INTO notes VALUES (5, 'kept')")
+    client = notes_app.create_app(db=url).test_client()
+    assert _texts(client) == ["kept"]
+    _put(client, 5, "changed")
+    assert follow(client, "?after=0")() == _change(1, "replaced", 5, "changed")
+    theirs = postgres.new_database()
+    with psycopg.connect(theirs, autocommit=True) as db:
+        db.execute("CREATE TABLE note_changes (id INTEGER)")
+    with pytest.raises(notes_app.StoreError, match="'note_changes' that is not this app's"):
+        notes_app.create_app(db=theirs)
+
+
+def test_the_feed_is_documented_as_a_stream_of_changes_with_their_schema():
+    document = _validated(notes_app.create_app().openapi())
+    operation = _operation(document, "/changes/", "get")
+    success = operation["responses"]["200"]["content"]
+    assert {"application/jsonl", "application/x-ndjson", "text/event-stream"} <= set(success)
+    item = success["application/jsonl"]["schema"]["items"]
+    assert item["required"] == ["position"]
+    assert item["properties"]["change"] == {"enum": ["created", "replaced", "deleted"]}
+    event = success["text/event-stream"]["schema"]["properties"]["data"]["contentSchema"]
+    assert event == item
+    assert {(p["in"], p["name"]) for p in operation["parameters"]} >= {
+        ("query", "after"), ("header", "Last-Event-ID")}
+    assert {"400", "410", "503"} <= set(operation["responses"])
+    link = _operation(document, "/", "get")["responses"]["200"]["headers"]["Link"]
+    assert "changes" in link["description"]
+
+
+def test_the_notes_page_has_a_changes_button_to_the_feed_after_the_list(notes_client):
+    notes_client.put("/1/", json={"text": "changed"})
+    page = _browse(notes_client, "/")
+    button = page.one("a", rel="changes")
+    assert button.attrs["href"] == "/changes/?after=1" and button.text == "changes"
 
 
 # ---------------------------------------------------------------------------
