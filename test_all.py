@@ -6314,16 +6314,56 @@ def test_a_hundred_idle_feeds_hold_one_listening_connection_not_one_each(postgre
         for _ in range(100):
             feeds.append(_feed_socket(port))
             assert _read_item(feeds[-1][1]) == {"position": 0}
+        time.sleep(2)  # idle: what the app's connections do meanwhile is the test
         with psycopg.connect(url) as db:
-            held = db.execute("SELECT count(*) FROM pg_stat_activity WHERE datname ="
-                              " current_database() AND pid <> pg_backend_pid()").fetchone()[0]
-        assert held <= notes_app.POSTGRES_POOL + 1  # the pool's, and one listening
+            held = db.execute(
+                "SELECT count(*), coalesce(min(now() - state_change), interval '1 day')"
+                " FROM pg_stat_activity WHERE datname = current_database()"
+                " AND pid <> pg_backend_pid()").fetchone()
+        assert held[0] <= notes_app.POSTGRES_POOL + 1  # the pool's, and one listening
+        assert held[1] > datetime.timedelta(seconds=1.5)  # and none has asked for anything
         assert _http(port, "PUT", "/1/", {"text": "to all"})[0] == 200
         assert all(_read_change(response)["text"] == "to all" for _, response in feeds)
     finally:
         for conn, _ in feeds:
             conn.close()
         stop()
+
+
+def test_the_postgres_listener_catches_up_on_what_was_written_while_it_was_not_listening(
+        postgres, monkeypatch):
+    """Its connection lost, the listener hears no NOTIFY until it listens again: once it
+    does, it wakes the reader, which reads what was written meanwhile."""
+    import psycopg
+    url = postgres.new_database()
+    store, writer = notes_app.PostgresNoteStore(url), notes_app.PostgresNoteStore(url)
+    woken, stop, reconnect = threading.Event(), threading.Event(), threading.Event()
+    connect = psycopg.connect
+    calls = []
+
+    def held_connect(*args, **kwargs):  # the listener's second connection waits for the test
+        calls.append(1)
+        if len(calls) > 1:
+            reconnect.wait(30)
+        return connect(*args, **kwargs)
+    monkeypatch.setattr(psycopg, "connect", held_connect)
+    listener = threading.Thread(target=store.watch, args=(woken.set, stop), daemon=True)
+    listener.start()
+    try:
+        assert woken.wait(10)  # as it first listens
+        woken.clear()
+        writer.put(1, "heard")
+        assert woken.wait(10)  # a NOTIFY
+        woken.clear()
+        postgres.stop()
+        postgres.start()
+        writer.put(1, "while it was not listening")  # no one hears its NOTIFY
+        reconnect.set()
+        assert woken.wait(10)
+    finally:
+        stop.set()
+        reconnect.set()
+        listener.join(10)
 
 
 def test_clients_gone_are_found_at_the_next_heartbeat_and_the_feeds_threads_end(
