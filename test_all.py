@@ -6618,6 +6618,23 @@ def test_browser_without_javascript_deletes_and_lands_on_the_collection(
     assert _api(site, "/things/1")[0] == 404
 
 
+def test_browser_follows_the_lists_changes_button_by_keyboard_and_shows_changes_live(
+        tab, notes_site):
+    assert _api(notes_site, "/1/", "PUT", {"text": "before the list"})[0] == 200
+    tab.goto("/")
+    tab.get_by_role("link", name="changes", exact=True).focus()
+    tab.keyboard.press("Enter")
+    tab.wait_for_url(notes_site + "/changes/?after=1")
+    _expect(tab.locator(".item")).to_have_count(1)  # where it is: nothing has changed since
+    _expect(tab.locator(".item").first).to_contain_text('"position": 1')
+    assert _api(notes_site, "/2/", "PUT", {"text": "written in <another> tab"})[0] == 200
+    _expect(tab.locator(".item")).to_have_count(2)
+    _expect(tab.locator(".item").last).to_contain_text('"change": "replaced"')
+    _expect(tab.locator(".item").last).to_contain_text('"text": "written in <another> tab"')
+    _expect(_stream_line(tab)).to_contain_text("Streaming\u2026 2 items")
+    assert _axe(tab) == []
+
+
 # ---------------------------------------------------------------------------
 # In a browser: the page's tools
 # Request headers, form tab, query form, copy as curl, CSP, CSRF.
