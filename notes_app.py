@@ -27,6 +27,7 @@ from typing import (
     NamedTuple,
     Optional,
     Sequence,
+    Set,
     Tuple,
 )
 
@@ -731,6 +732,17 @@ class _Reading:
         self.stop, self.wake = threading.Event(), threading.Event()
 
 
+class _Known(NamedTuple):
+    """What the reader has read, replaced whole each time: feeds read it without a lock."""
+    latest: Optional[int]  # the position of the last change read; None: not known yet
+    recent: List[Change]  # the last changes read, in order (never changed once published)
+    recent_text: int  # characters of their texts
+    resets: int  # times the reader has found the log not where it left it
+
+
+_UNKNOWN = _Known(None, [], 0, 0)
+
+
 class ChangeFeed:
     """A store's changes, as this process's feeds follow them.
 
@@ -740,15 +752,16 @@ class ChangeFeed:
     for other processes' writes. A waiting feed holds no database connection: it takes
     what follows its position from memory, or from the store once it has fallen behind
     what memory keeps, FEED_BATCH at a time. Both threads end with the last feed.
+
+    Each feed waits on an event of its own, which the reader sets: a thousand feeds
+    woken at once do not queue for one lock, as they would around a `Condition`.
     """
 
     def __init__(self, store: BaseNoteStore) -> None:
         self._store = store
-        self._news = threading.Condition()  # guards all below; notified when they change
-        self._recent = []  # type: List[Change]
-        self._recent_text = 0
-        self._latest = None  # type: Optional[int]
-        self._resets = 0  # times the reader has found the log not where it left it
+        self._known = _UNKNOWN
+        self._lock = threading.Lock()  # guards all below, and the replacing of _known
+        self._waiting: Set[threading.Event] = set()  # the feeds waiting for news
         self._feeds = 0
         self._reading = None  # type: Optional[_Reading]
         store.written = self._wake
@@ -759,41 +772,46 @@ class ChangeFeed:
         in order, each once. Where there is nothing to send it yields its position, an int:
         first, and after each FEED_HEARTBEAT of quiet. Ends after ``seconds`` (0: never).
         Its first step raises what the request answers: `ChangesGone`, `StoreBusy`."""
+        woken = threading.Event()
         self._open()
         try:
             position, batch = self._first(after)
-            resets, quiet, end = self._resets, time.monotonic(), _deadline(seconds)
+            resets, quiet, end = self._known.resets, time.monotonic(), _deadline(seconds)
             if not batch:
                 yield position
             while True:
                 for change in batch:
                     yield change
                     position, quiet = change.position, time.monotonic()
-                batch = self._next(position, min(quiet + FEED_HEARTBEAT, end), resets)
-                resets, now = self._resets, time.monotonic()
+                batch = self._next(position, min(quiet + FEED_HEARTBEAT, end), resets, woken)
+                resets, now = self._known.resets, time.monotonic()
                 if now >= end:
                     return
                 if not batch and now >= quiet + FEED_HEARTBEAT:
                     yield position
                     quiet = now
         finally:
-            self._close()
+            self._close(woken)
 
     def _first(self, after: Optional[int]) -> Tuple[int, List[Change]]:
         """Where a feed starts, and its first changes: the store checks a position given."""
-        with self._news:
-            latest = self._latest
         if after is None:
+            latest = self._known.latest
             return (self._store.position() if latest is None else latest), []
         return after, self._after(after)
 
-    def _next(self, position: int, until: float, resets: int) -> List[Change]:
+    def _next(self, position: int, until: float, resets: int,
+              woken: threading.Event) -> List[Change]:
         """What follows ``position`` once there is any, or [] at ``until`` (a monotonic time).
         A store out of reach is waited out, a second at a time, its feed kept open."""
-        with self._news:
-            self._news.wait_for(lambda: self._resets != resets or (
-                self._latest is not None and self._latest > position),
-                max(0.0, until - time.monotonic()))
+        woken.clear()
+        with self._lock:
+            known = self._known
+            if known.resets == resets and (known.latest is None or known.latest <= position):
+                self._waiting.add(woken)
+            else:
+                woken.set()
+        woken.wait(max(0.0, until - time.monotonic()))
         try:
             return self._after(position)
         except StoreBusy:
@@ -803,19 +821,18 @@ class ChangeFeed:
     def _after(self, position: int) -> List[Change]:
         """Up to FEED_BATCH changes after ``position``: from memory where it has them, else
         from the store, which also says if the position is gone (`ChangesGone`)."""
-        with self._news:
-            latest, recent = self._latest, self._recent
-            if position == latest:
-                return []
-            if latest is not None and position < latest and recent and (
-                    recent[0].position <= position + 1):
-                start = position + 1 - recent[0].position
-                return _batch(recent[start:start + FEED_BATCH])
+        latest, recent = self._known.latest, self._known.recent
+        if position == latest:
+            return []
+        if latest is not None and position < latest and recent and (
+                recent[0].position <= position + 1):
+            start = position + 1 - recent[0].position
+            return _batch(recent[start:start + FEED_BATCH])
         return _batch(self._store.changes(position, FEED_BATCH))
 
     def _open(self) -> None:
         """Count a feed in; the first starts the reader and the watcher."""
-        with self._news:
+        with self._lock:
             self._feeds += 1
             if self._reading is not None:
                 return
@@ -825,15 +842,16 @@ class ChangeFeed:
             threading.Thread(target=target, args=(reading,), daemon=True,
                              name="notes change feed: " + name).start()
 
-    def _close(self) -> None:
+    def _close(self, woken: threading.Event) -> None:
         """Count a feed out; the last stops the threads and lets go of what they read."""
-        with self._news:
+        with self._lock:
+            self._waiting.discard(woken)
             self._feeds -= 1
             if self._feeds or self._reading is None:
                 return
             self._reading.stop.set()
             self._reading.wake.set()
-            self._reading, self._latest, self._recent, self._recent_text = None, None, [], 0
+            self._reading, self._known = None, _UNKNOWN
 
     def _wake(self) -> None:
         reading = self._reading
@@ -872,7 +890,7 @@ class ChangeFeed:
         """Read what follows the last change read, FEED_BATCH at a time, and publish it.
         A log that has let go of those (10,000 writes while the reader could not read), or
         that ends before them (another database), is taken up again from its end."""
-        latest = self._latest
+        latest = self._known.latest
         if latest is None:
             latest = self._store.position()
             self._publish(reading, [], latest)
@@ -889,23 +907,24 @@ class ChangeFeed:
 
     def _publish(self, reading: _Reading, found: List[Change], latest: int,
                  reset: bool = False) -> None:
-        """Keep ``found`` (the changes after ``latest``) in memory, as much as it keeps,
-        and wake the feeds."""
-        with self._news:
+        """Keep ``found`` (the changes after ``latest``) in memory, as much as it keeps, and
+        wake the feeds waiting. Memory's changes are a new list, as feeds read the old one."""
+        with self._lock:
             if reading is not self._reading:
                 return  # the last feed has closed since this was read
-            if reset:
-                self._recent, self._recent_text, self._resets = [], 0, self._resets + 1
-            self._recent.extend(found)
-            self._recent_text += sum(len(change.text or "") for change in found)
-            self._latest = found[-1].position if found else latest
+            known = _Known(None, [], 0, self._known.resets + 1) if reset else self._known
+            recent = known.recent + found
+            text = known.recent_text + sum(len(change.text or "") for change in found)
             cut = 0
-            while cut < len(self._recent) and (len(self._recent) - cut > FEED_RECENT
-                                               or self._recent_text > FEED_RECENT_TEXT):
-                self._recent_text -= len(self._recent[cut].text or "")
+            while cut < len(recent) and (len(recent) - cut > FEED_RECENT
+                                         or text > FEED_RECENT_TEXT):
+                text -= len(recent[cut].text or "")
                 cut += 1
-            del self._recent[:cut]
-            self._news.notify_all()
+            self._known = _Known(found[-1].position if found else latest, recent[cut:], text,
+                                 known.resets)
+            waiting, self._waiting = self._waiting, set()
+        for woken in waiting:
+            woken.set()
 
 
 def _batch(changes: List[Change]) -> List[Change]:
