@@ -6227,6 +6227,50 @@ def _log_rows(path):
         db.close()
 
 
+def _readme_python(opening):
+    """The README's Python block that starts with ``opening``, as the reader copies it."""
+    readme = _read(os.path.join(NOTES_DIR, "README.md"))
+    return readme[readme.index("```python\n" + opening) + 10:].split("\n```\n", 1)[0]
+
+
+class _Enough(Exception):
+    pass
+
+
+def test_the_readmes_python_client_gets_every_change_once_through_killed_workers(
+        feed_gunicorn, tmp_path):
+    pytest.importorskip("requests")
+    master, port, _ = feed_gunicorn(str(tmp_path / "notes.db"))
+    scope, got = {}, []
+    exec(_readme_python("import json\nimport time"), scope)
+
+    def handle(change):
+        got.append(change)
+        if len(got) == 6:
+            raise _Enough()
+
+    def client():
+        with contextlib.suppress(_Enough):
+            scope["follow"]("http://127.0.0.1:{}".format(port), 0, handle)
+    follower = threading.Thread(target=client, daemon=True)
+    follower.start()
+    for n in range(3):
+        assert _http(port, "PUT", "/1/", {"text": "before {}".format(n)})[0] == 200
+    _wait_until(lambda: len(got) == 3, what="the first changes")
+    for pid in _read("/proc/{0}/task/{0}/children".format(master.pid)).split():
+        os.kill(int(pid), signal.SIGKILL)  # the client's worker among them
+    for n in range(3):
+        while True:  # until the master has started workers again
+            with contextlib.suppress(OSError, http.client.HTTPException):
+                if _http(port, "PUT", "/1/", {"text": "after {}".format(n)})[0] == 200:
+                    break
+            time.sleep(0.05)
+    follower.join(30)
+    assert [change["text"] for change in got] == ["before 0", "before 1", "before 2",
+                                                  "after 0", "after 1", "after 2"]
+    assert [change["position"] for change in got] == [1, 2, 3, 4, 5, 6]
+
+
 def test_a_worker_killed_with_minus_9_mid_feed_loses_no_change_and_repeats_none(
         feed_gunicorn, tmp_path):
     path = str(tmp_path / "notes.db")

@@ -855,6 +855,21 @@ def _workers_rss(master: int) -> int:
     return sum(int(kib.group(1)) * 1024 for kib in found if kib)
 
 
+def _warm_up(port: int) -> None:
+    """Requests, feeds among them, to each worker, so that what the workers grow by with the
+    subscribers is theirs, not their first requests' (imports, caches, connections)."""
+    import http.client
+    feeds = []
+    for _ in range(40):
+        feeds.append(http.client.HTTPConnection("127.0.0.1", port, timeout=30))
+        feeds[-1].request("GET", "/changes/", headers={"Accept": "application/jsonl"})
+        feeds[-1].getresponse().readline()
+    for conn in feeds:
+        conn.close()
+    for n in range(40):  # the feeds closed find their clients gone as they send these
+        _put(port, 0, "warm {}".format(n))
+
+
 def _put(port: int, key: int, text: str, conn: Any = None) -> int:
     """PUT a note (on ``conn``, or a connection of its own): the answer's status."""
     import http.client
@@ -903,6 +918,7 @@ def feed_row(store: str, env: Dict[str, str], subscribers: int) -> FeedRow:
         stop, (receive, send) = context.Event(), context.Pipe(duplex=False)
         child = context.Process(target=feed_subscribers,
                                 args=(port, subscribers, ready, delivered, stop, send))
+        _warm_up(port)
         before = _workers_rss(proc.pid)
         child.start()
         _wait(lambda: ready.value == subscribers, "the subscribers")
