@@ -134,7 +134,7 @@ class BaseNoteStore:
     A class with these five methods can keep the notes anywhere, a database
     server included: pass it to ``create_app(store=...)``. A store whose
     ``keeps_changes`` is True also keeps a log of its changes, which the app
-    serves as a feed (``/changes/``): each write records its change in the same
+    serves as a feed (``/changes``): each write records its change in the same
     transaction, and the four methods after the five read it.
     """
 
@@ -988,8 +988,15 @@ def _changes_link(position: int) -> str:
 
 def _position_asked() -> Optional[int]:
     """Where a feed starts: after the ``Last-Event-ID`` an EventSource sends as it resumes,
-    else after ``?after=``; None (neither, or empty) for from now."""
-    text = request.headers.get("Last-Event-ID") or request.args.get("after") or None
+    else after ``?after=``; None (neither) for from now. Both are checked."""
+    after = _position(request.args.get("after"))
+    resumed = _position(request.headers.get("Last-Event-ID"))
+    return after if resumed is None else resumed
+
+
+def _position(text: Optional[str]) -> Optional[int]:
+    """A position a client sends: None for none, or a `ParseError` (400) for a bad one (an
+    empty one too: EventSource sends no ``Last-Event-ID`` rather than an empty one)."""
     if text is None:
         return None
     if not KEY_PATTERN.fullmatch(text.strip()):
@@ -1069,7 +1076,7 @@ def _answer(description: str, schema: Any) -> Dict[str, Any]:
 
 _BUSY = _answer("The store is busy with other writes: try again.", _ERROR)
 _CHANGES_LINK = {"Link": {"description": "The changes that follow the list: "
-                          '`<.../changes/?after=7>; rel="changes"`.',
+                          '`<.../changes?after=7>; rel="changes"`.',
                           "schema": {"type": "string"}}}
 _POSITION = {"type": "integer", "minimum": 0, "maximum": 10 ** MAX_KEY_DIGITS - 1}
 _CHANGE = {"type": "object", "required": ["position"], "properties": {
@@ -1162,9 +1169,9 @@ def create_app(notes: Optional[Dict[int, str]] = None, max_body: Optional[int] =
 
 
 def _add_feed(app: FlaskAPI, feed: ChangeFeed, seconds: float) -> None:
-    """``GET /changes/``: the store's change feed, in each of the framework's streams."""
+    """``GET /changes``: the store's change feed, in each of the framework's streams."""
 
-    @app.route("/changes/")
+    @app.route("/changes")
     @set_openapi({
         "parameters": [
             {"name": "after", "in": "query", "description": _START, "schema": _POSITION},

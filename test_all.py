@@ -3801,7 +3801,7 @@ def test_openapi_json_gives_clients_the_document_and_browsers_the_page():
     document = _validated(response.get_json())
     assert document["openapi"] == "3.1.0"
     assert document["info"] == {"title": "Notes App", "version": "0"}
-    assert sorted(document["paths"]) == ["/", "/changes/", "/{key}/"]
+    assert sorted(document["paths"]) == ["/", "/changes", "/{key}/"]
     page = _browse(client, "/openapi.json")
     assert page.content_type.startswith("text/html")
     assert page.body_json == document
@@ -5893,7 +5893,7 @@ def test_fuzz_run_against_gunicorn_over_sockets_finds_no_violation():
 
 # ---------------------------------------------------------------------------
 # Notes app: the change feed
-# GET /changes/: each write once, in order of position, from memory, SQLite (a machine's
+# GET /changes: each write once, in order of position, from memory, SQLite (a machine's
 # workers) and PostgreSQL (many machines); resumed from any position the log still keeps.
 # ---------------------------------------------------------------------------
 
@@ -5915,7 +5915,7 @@ def follow():
 
     def open_feed(client, query="", headers=None):
         headers = dict({"Accept": "application/jsonl"}, **(headers or {}))
-        response = client.get("/changes/" + query, headers=headers, buffered=False)
+        response = client.get("/changes" + query, headers=headers, buffered=False)
         opened.append(response)
         chunks = iter(response.response)
 
@@ -5968,9 +5968,9 @@ def test_the_list_links_the_changes_that_follow_it_exactly(feed_db, follow):
     _put(client, 1, "one")
     listed = client.get("/")
     link = listed.headers["Link"]
-    assert link == '</changes/?after=1>; rel="changes"'
+    assert link == '</changes?after=1>; rel="changes"'
     _put(client, 2, "two")
-    next_item = follow(client, link[1:link.index(">")][len("/changes/"):])
+    next_item = follow(client, link[1:link.index(">")][len("/changes"):])
     assert next_item() == _change(2, "replaced", 2, "two")  # nothing the list showed, again
     assert [note["text"] for note in listed.get_json()] == ["do the shopping", "one",
                                                             "paint the door"]
@@ -6006,23 +6006,33 @@ def test_a_position_no_longer_kept_or_past_the_latest_is_a_410_never_a_gap(
     client = notes_app.create_app(db=feed_db).test_client()
     for n in range(12):
         _put(client, n, str(n))
-    gone = client.get("/changes/?after=0")
+    gone = client.get("/changes?after=0")
     _assert_api_error(gone, 410)
     assert "no longer kept" in gone.get_json()["detail"]
     assert "GET /" in gone.get_json()["detail"]  # and what to do instead
     assert [follow(client, "?after=7")()["position"]] == [8]  # the last 5 are kept
-    future = client.get("/changes/?after=13")
+    future = client.get("/changes?after=13")
     _assert_api_error(future, 410)
     assert "past the latest change, 12" in future.get_json()["detail"]
+
+
+def test_the_feed_is_a_url_of_its_own_that_no_notes_key_shares():
+    """At /changes/, the notes' /<key>/ would take it too: OPTIONS would list PUT and
+    DELETE, and a PUT there would reach a note's view."""
+    client = notes_app.create_app().test_client()
+    assert client.options("/changes").headers["Allow"] == "GET, HEAD, OPTIONS"
+    _assert_api_error(client.post("/changes", json={"text": "x"}), 405)
 
 
 @pytest.mark.parametrize("query, headers", [
     ("?after=x", {}), ("?after=-1", {}), ("?after=1.5", {}), ("?after=" + "9" * 19, {}),
     ("?after=%00", {}), ("", {"Last-Event-ID": "seven"}), ("?after=1", {"Last-Event-ID": "1 2"}),
+    ("?after=" + "1" * 19, {"Last-Event-ID": "0"}),  # refused, though the header would win
+    ("?after=", {}), ("", {"Last-Event-ID": ""}),
 ])
 def test_a_position_that_is_not_one_is_a_400_with_a_detail(query, headers):
     client = notes_app.create_app().test_client()
-    response = client.get("/changes/" + query, headers=headers)
+    response = client.get("/changes" + query, headers=headers)
     _assert_api_error(response, 400)
     assert "position" in response.get_json()["detail"]
 
@@ -6041,7 +6051,7 @@ def test_a_client_left_behind_by_the_log_gets_an_error_line_not_a_gap(
     assert ending == {"detail": ending["detail"]} and "no longer kept" in ending["detail"]
     with pytest.raises(StopIteration):
         next_item()
-    _assert_api_error(client.get("/changes/?after=1"), 410)  # and so is its resumption
+    _assert_api_error(client.get("/changes?after=1"), 410)  # and so is its resumption
 
 
 def test_what_a_process_keeps_for_its_feeds_is_bounded_however_big_the_notes(
@@ -6096,7 +6106,7 @@ def _feed_env(db):
 def _feed_socket(port, query="", headers=None):
     """A feed read as JSON Lines over a connection of its own: (connection, response)."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    conn.request("GET", "/changes/" + query, headers=dict(
+    conn.request("GET", "/changes" + query, headers=dict(
         {"Accept": "application/jsonl"}, **(headers or {})))
     conn.socket = conn.sock  # which http.client lets go of once it has a response
     return conn, conn.getresponse()
@@ -6434,7 +6444,7 @@ def test_a_feed_ends_after_notes_feed_seconds_as_a_whole_json_array(monkeypatch)
     monkeypatch.setenv("NOTES_FEED_SECONDS", "0.3")
     client = notes_app.create_app().test_client()
     started = time.monotonic()
-    response = client.get("/changes/?after=0", headers={"Accept": "application/json"})
+    response = client.get("/changes?after=0", headers={"Accept": "application/json"})
     assert response.get_json() == [{"position": 0}]  # valid JSON, once it has ended
     assert 0.3 <= time.monotonic() - started < 5
     monkeypatch.setenv("NOTES_FEED_SECONDS", "soon")
@@ -6453,7 +6463,7 @@ def test_an_sqlite_file_from_before_the_log_gets_it_and_keeps_its_notes(tmp_path
     db.close()
     client = notes_app.create_app(db=path).test_client()
     assert _texts(client) == ["kept"]
-    assert client.get("/").headers["Link"] == '</changes/?after=0>; rel="changes"'
+    assert client.get("/").headers["Link"] == '</changes?after=0>; rel="changes"'
     _put(client, 5, "changed")
     assert follow(client, "?after=0")() == _change(1, "replaced", 5, "changed")
 
@@ -6479,7 +6489,7 @@ def test_a_postgres_database_from_before_the_log_gets_it_and_another_apps_is_ref
 
 def test_the_feed_is_documented_as_a_stream_of_changes_with_their_schema():
     document = _validated(notes_app.create_app().openapi())
-    operation = _operation(document, "/changes/", "get")
+    operation = _operation(document, "/changes", "get")
     success = operation["responses"]["200"]["content"]
     assert {"application/jsonl", "application/x-ndjson", "text/event-stream"} <= set(success)
     item = success["application/jsonl"]["schema"]["items"]
@@ -6498,7 +6508,7 @@ def test_the_notes_page_has_a_changes_button_to_the_feed_after_the_list(notes_cl
     notes_client.put("/1/", json={"text": "changed"})
     page = _browse(notes_client, "/")
     button = page.one("a", rel="changes")
-    assert button.attrs["href"] == "/changes/?after=1" and button.text == "changes"
+    assert button.attrs["href"] == "/changes?after=1" and button.text == "changes"
 
 
 # ---------------------------------------------------------------------------
@@ -6668,7 +6678,7 @@ def test_browser_follows_the_lists_changes_button_by_keyboard_and_shows_changes_
     tab.goto("/")
     tab.get_by_role("link", name="changes", exact=True).focus()
     tab.keyboard.press("Enter")
-    tab.wait_for_url(notes_site + "/changes/?after=1")
+    tab.wait_for_url(notes_site + "/changes?after=1")
     _expect(tab.locator(".item")).to_have_count(1)  # where it is: nothing has changed since
     _expect(tab.locator(".item").first).to_contain_text('"position": 1')
     assert _api(notes_site, "/2/", "PUT", {"text": "written in <another> tab"})[0] == 200

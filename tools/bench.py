@@ -209,7 +209,7 @@ def flask_app(count: Optional[int] = None) -> Flask:
         link = '<{}?after={}>; rel="changes"'.format(url_for("notes_changes"), position)
         return jsonify([note(key, text) for key, text in items]), {"Link": link}
 
-    @app.route("/changes/")
+    @app.route("/changes")
     def notes_changes() -> Any:  # the feed is FlaskAPI's streams: only its URL is needed here
         abort(404)
 
@@ -817,7 +817,7 @@ def feed_subscribers(port: int, count: int, ready: Any, delivered: Any, stop: An
 
     async def follow() -> None:
         reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=2 ** 20)
-        writer.write(b"GET /changes/?after=0 HTTP/1.0\r\nAccept: application/jsonl\r\n\r\n")
+        writer.write(b"GET /changes?after=0 HTTP/1.0\r\nAccept: application/jsonl\r\n\r\n")
         while (await reader.readline()) not in (b"\r\n", b""):
             pass  # the head
         await reader.readline()  # where it is: before the first change
@@ -862,7 +862,7 @@ def _warm_up(port: int) -> None:
     feeds = []
     for _ in range(40):
         feeds.append(http.client.HTTPConnection("127.0.0.1", port, timeout=30))
-        feeds[-1].request("GET", "/changes/", headers={"Accept": "application/jsonl"})
+        feeds[-1].request("GET", "/changes", headers={"Accept": "application/jsonl"})
         feeds[-1].getresponse().readline()
     for conn in feeds:
         conn.close()
