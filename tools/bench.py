@@ -805,19 +805,20 @@ class FeedRow(NamedTuple):
     feeds_rss: int  # bytes the workers grew by as the subscribers came
 
 
-def feed_subscribers(port: int, count: int, ready: Any, delivered: Any, stop: Any,
+def feed_subscribers(port: int, after: int, count: int, ready: Any, delivered: Any, stop: Any,
                      out: Any) -> None:
-    """A child process: ``count`` JSON Lines feeds from the first change, read as they come
+    """A child process: ``count`` JSON Lines feeds from position ``after``, read as they come
     (asyncio, HTTP/1.0 so that the body is the lines). ``ready`` counts those that have
-    their first item, ``delivered[p]`` those that have change p; sends back to ``out`` the
-    times (time.monotonic, one clock for every process) at which each change arrived."""
+    their first item, ``delivered[n]`` those that have change ``after + n``; sends back to
+    ``out`` the times (time.monotonic, one clock for every process) each change arrived at."""
     import asyncio
     arrived = {}  # type: Dict[int, List[float]]
     found = re.compile(rb'"position": ([0-9]+)')
 
     async def follow() -> None:
         reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=2 ** 20)
-        writer.write(b"GET /changes?after=0 HTTP/1.0\r\nAccept: application/jsonl\r\n\r\n")
+        writer.write("GET /changes?after={} HTTP/1.0\r\nAccept: application/jsonl\r\n\r\n"
+                     .format(after).encode())
         while (await reader.readline()) not in (b"\r\n", b""):
             pass  # the head
         await reader.readline()  # where it is: before the first change
@@ -827,7 +828,7 @@ def feed_subscribers(port: int, count: int, ready: Any, delivered: Any, stop: An
             line = await reader.readline()
             if not line:
                 return
-            position = int(found.search(line).group(1))  # type: ignore[union-attr]
+            position = int(found.search(line).group(1)) - after  # type: ignore[union-attr]
             if position <= FEED_WRITES:
                 arrived.setdefault(position, []).append(time.monotonic())
                 with delivered.get_lock():
@@ -855,9 +856,10 @@ def _workers_rss(master: int) -> int:
     return sum(int(kib.group(1)) * 1024 for kib in found if kib)
 
 
-def _warm_up(port: int) -> None:
+def _warm_up(port: int) -> int:
     """Requests, feeds among them, to each worker, so that what the workers grow by with the
-    subscribers is theirs, not their first requests' (imports, caches, connections)."""
+    subscribers is theirs, not their first requests' (imports, caches, connections). The
+    position they leave the change log at."""
     import http.client
     feeds = []
     for _ in range(40):
@@ -868,6 +870,11 @@ def _warm_up(port: int) -> None:
         conn.close()
     for n in range(40):  # the feeds closed find their clients gone as they send these
         _put(port, 0, "warm {}".format(n))
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.request("GET", "/", headers={"Accept": "application/json"})
+    link = conn.getresponse().getheader("Link") or ""
+    conn.close()
+    return int(re.search(r"after=([0-9]+)", link).group(1))  # type: ignore[union-attr]
 
 
 def _put(port: int, key: int, text: str, conn: Any = None) -> int:
@@ -916,9 +923,9 @@ def feed_row(store: str, env: Dict[str, str], subscribers: int) -> FeedRow:
     try:
         ready, delivered = context.Value("i", 0), context.Array("i", FEED_WRITES + 1)
         stop, (receive, send) = context.Event(), context.Pipe(duplex=False)
-        child = context.Process(target=feed_subscribers,
-                                args=(port, subscribers, ready, delivered, stop, send))
-        _warm_up(port)
+        after = _warm_up(port)
+        child = context.Process(target=feed_subscribers, daemon=True,
+                                args=(port, after, subscribers, ready, delivered, stop, send))
         before = _workers_rss(proc.pid)
         child.start()
         _wait(lambda: ready.value == subscribers, "the subscribers")
@@ -934,6 +941,7 @@ def feed_row(store: str, env: Dict[str, str], subscribers: int) -> FeedRow:
         arrived = receive.recv()
         child.join(30)
     finally:
+        stop.set()
         proc.terminate()
         proc.wait(60)
     delays = [at - answered[position - 1] for position, times in arrived.items() for at in times]
@@ -973,9 +981,10 @@ def feeds() -> List[FeedRow]:
             for count in (0,) + FEED_SUBSCRIBERS:
                 db = os.path.join(temp, "{}.db".format(count)) if name == "SQLite" \
                     else server.new_database()  # type: ignore[union-attr]
-                if count == 0:  # no feed at all: the write rate alone
+                if count == 0:  # no feed at all: the write rate alone, warmed up alike
                     proc, port = _serve(2, FEED_THREADS, dict(env, NOTES_DB=db))
                     try:
+                        _warm_up(port)
                         rows.append(FeedRow(name, 0, [], write_rate(port, FEED_RATE_SECONDS), 0))
                     finally:
                         proc.terminate()
