@@ -18,6 +18,8 @@ export default [
         // a stream, live: read as it comes, stopped at will, drawn once a frame, its clock ticking
         TextDecoder: "readonly", AbortController: "readonly", requestAnimationFrame: "readonly",
         setInterval: "readonly", clearInterval: "readonly", Intl: "readonly",
+        // a stream's page, read as the browser parses it; a last event id as Last-Event-ID
+        MutationObserver: "readonly", TextEncoder: "readonly",
       },
     },
     rules: {

@@ -13,6 +13,7 @@ The file, part by part, each under a banner comment of its name:
     The application       FlaskAPI, the page's form override, set_parsers/set_renderers
     Any Flask app         BrowsableAPI(app): the page for any Flask app's JSON
     The OpenAPI document  /openapi.json, built from the routes' description
+    Signing in            what the API asks for (its schemes, a 401's challenges), for the page
     Flask-API 3.x ...     names and sub-modules kept only for code written for 3.x
     (the page template)   _PAGE, last: its markup, style and script, each a raw string
 
@@ -44,12 +45,13 @@ __all__ = [
     "UnsupportedMediaType", "Throttled", "MediaType", "parse_accept_header",
     "DefaultNegotiation", "BaseParser", "JSONParser", "URLEncodedParser", "MultiPartParser",
     "BaseRenderer", "JSONRenderer", "JSONLinesRenderer", "NDJSONRenderer", "EventStreamRenderer",
-    "HTMLRenderer", "BrowsableAPIRenderer", "BrowsableAPI",
+    "HTMLRenderer", "BrowsableAPIRenderer", "ServerSentEvent", "BrowsableAPI",
     "openapi_document", "set_openapi",
     "exceptions", "parsers", "renderers",
 ]
 
 import base64
+import codecs
 import collections.abc
 import contextlib
 import functools
@@ -64,13 +66,25 @@ import sys
 import types
 import typing
 from http import HTTPStatus
-from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
+from json.encoder import (  # type: ignore[attr-defined]
+    c_make_encoder,
+    encode_basestring,
+    encode_basestring_ascii,
+)
 from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union, cast
-from urllib.parse import parse_qsl, quote, urlencode, urlsplit
+from urllib.parse import parse_qsl, quote, urlencode, urljoin, urlsplit
 
 import click
 import jinja2
-from flask import Flask, Request, Response, current_app, has_request_context, request
+from flask import (
+    Flask,
+    Request,
+    Response,
+    current_app,
+    has_app_context,
+    has_request_context,
+    request,
+)
 from flask import json as flask_json
 from markupsafe import Markup
 from werkzeug import routing
@@ -661,8 +675,9 @@ class JSONRenderer(BaseRenderer):
     # A view's stream (a generator, see `FlaskAPI._stream`) in a renderer's framing:
     # ``stream_opening``, each item's JSON between ``stream_prefix`` and ``stream_suffix``,
     # ``stream_separator`` between items, ``stream_closing`` at its end. An error after the
-    # first item ends it with ``stream_error`` (the ``{"detail": ...}`` JSON in its ``{}``);
-    # JSON's array is left unterminated, so that no parser takes a part for the whole.
+    # first item ends it with ``stream_error`` (the ``{"detail": ...}`` JSON in its ``{}``),
+    # in a shape no item has; JSON's array is left unterminated, so that no parser takes a
+    # part for the whole.
     stream_opening, stream_prefix, stream_suffix, stream_separator, stream_closing = (
         "[", "", "", ",", "]")
     stream_error = None  # type: Optional[str]
@@ -687,10 +702,28 @@ class JSONLinesRenderer(BaseRenderer):
     format = "jsonl"
     stream_opening = stream_closing = stream_prefix = stream_separator = ""
     stream_suffix = "\n"
-    stream_error = "{}\n"
+    stream_error = "error: {}\n"  # a line no JSON value starts so: not an item, for any reader
 
     def render(self, data: Any, media_type: MediaType, **options: Any) -> str:
-        return self.stream_prefix + _json_dumps(data) + self.stream_suffix
+        """A value alone, a line, as a stream's items are written."""
+        if has_app_context():
+            line = _stream_encoder(_current_app._get_current_object())(data)
+        else:  # a renderer used on its own
+            line = _line_safe(json.dumps(data, ensure_ascii=False))
+        return self.stream_prefix + line + self.stream_suffix
+
+
+# Where a line reader may end a line: what str.splitlines() does that JSON does not escape,
+# and the line ends a JSON writer of the app's own may put between tokens.
+_LINE_ENDS = re.compile("[\n\r\x85\u2028\u2029]")
+_LINE_SAFE = {0x0A: " ", 0x0D: " ", 0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
+def _line_safe(text: str) -> str:
+    """JSON text on one line for every line reader: U+2028, U+2029 and U+0085, which JSON
+    lets stand in strings, escaped; a newline, which valid JSON only has between tokens, a
+    space."""
+    return text.translate(_LINE_SAFE) if _LINE_ENDS.search(text) else text
 
 
 class NDJSONRenderer(JSONLinesRenderer):
@@ -700,13 +733,20 @@ class NDJSONRenderer(JSONLinesRenderer):
     format = "ndjson"
 
 
+#: The id of the event that ends a stream (`ServerSentEvent.END`) or reports its error: a
+#: request whose Last-Event-ID is this one, an EventSource's reconnection, gets a 204.
+_END_ID = "flask-api:end"
+
+
 class EventStreamRenderer(JSONLinesRenderer):
     """Server-sent events: a stream's items an event each, its data a line of JSON."""
 
     media_type = "text/event-stream"
     format = "sse"
     stream_prefix, stream_suffix = "data: ", "\n\n"
-    stream_error = "event: error\ndata: {}\n\n"
+    # Not "error", which EventSource hands to its onerror with its own connection errors; the
+    # id, as `ServerSentEvent.END`'s, has EventSource's reconnection answered with a 204.
+    stream_error = "data: {}\nevent: stream-error\nid: " + _END_ID + "\n\n"
     response_headers = (("Cache-Control", "no-cache"),)  # a proxy's cached events are stale
 
 
@@ -885,6 +925,16 @@ class APIRequest(Request):
     @property
     def renderers(self) -> Tuple[BaseRenderer, ...]:
         return self._classes("renderer_classes", "DEFAULT_RENDERERS", "set_renderers")
+
+    @property
+    def last_event_id(self) -> Optional[str]:
+        """The ``Last-Event-ID`` header, which an EventSource sends as it reconnects: the id of
+        the last server-sent event it got, to go on from; None without one."""
+        value = self.headers.get("Last-Event-ID")
+        try:  # EventSource sends it as UTF-8, which WSGI hands over as Latin-1
+            return value.encode("latin-1").decode("utf-8") if value is not None else None
+        except UnicodeError:
+            return value
 
     @property
     def accepted_renderer(self) -> BaseRenderer:
@@ -1214,8 +1264,13 @@ class BrowsableAPIRenderer(BaseRenderer):
 
     @property
     def response_headers(self) -> Sequence[Tuple[str, str]]:  # type: ignore[override]
-        """No framing by other sites (clickjacking), and a CSP allowing only this page."""
-        return getattr(self.get_template(), "_flask_api_headers", _NO_PAGE_HEADERS)
+        """No framing by other sites (clickjacking), and a CSP allowing only this page, and
+        requests to the origins of its sign-in block (`get_auth`): the template's headers,
+        with the origins of the page's block, which `get_context` keeps in the environ."""
+        headers = getattr(self.get_template(), "_flask_api_headers", _NO_PAGE_HEADERS)
+        offer = _request._get_current_object().environ.get(_AUTH_KEY)
+        origins = offer.get("origins") if offer else None
+        return _with_auth_origins(headers, tuple(origins)) if origins else headers
 
     def render(self, data: Any, media_type: MediaType, **options: Any) -> str:
         status = options.get("status_code") or HTTP_200_OK
@@ -1244,10 +1299,11 @@ class BrowsableAPIRenderer(BaseRenderer):
         app, req = _current_app._get_current_object(), _request._get_current_object()
         view = _view_for(app, req)
         allowed = self.get_allowed_methods(app, req, status, headers)
-        stream = req.environ.get(_STREAM_KEY)  # a stream's page: the script shows it live
+        stream = req.environ.get(_STREAM_KEY)  # a stream's page: its items follow it
         body = "" if stream else _page_json(data)
         description = self.get_description(view)
         schemas = self.get_schemas(app, req, allowed)
+        auth = req.environ[_AUTH_KEY] = self.get_auth(app, req, allowed, headers)  # and late
         return {
             "base": _page(),
             "branding": app.config.get("BROWSABLE_API_BRANDING", "Flask API"),
@@ -1267,9 +1323,10 @@ class BrowsableAPIRenderer(BaseRenderer):
             "allowed": allowed,
             "content": self.get_form_content(data, body, status, req.method),
             "schemas": schemas and _script_json(schemas),  # the JSON block the form comes from
+            "auth": _offers(auth) and _script_json(auth),  # the JSON block of the sign-in
             "json_url": self.get_json_url(app, req),
             "stream": stream,
-            "stream_url": stream and _format_url(app, req, "jsonl"),
+            "stream_url": stream and _format_url(app, req, _STREAM_FORMATS.get(stream, "jsonl")),
             "csrf_token": _csrf_token() if "csrf" in app.extensions else None,
         }
 
@@ -1325,6 +1382,16 @@ class BrowsableAPIRenderer(BaseRenderer):
         if key not in cache:
             cache[key] = _Schemas(_operation_schemas(app, rule, allowed) if rule else {})
         return cache[key]
+
+    def get_auth(self, app: Flask, req: Request, allowed: List[str],
+                 headers: Any) -> Dict[str, Any]:
+        """What the page's sign-in offers: ``{"schemes", "operations", "challenges",
+        "origins"}`` from the app's OpenAPI document and the response's WWW-Authenticate
+        (the shape is `_auth_offer`'s); the page has its block if there is a scheme or a
+        challenge. The document's part is read once per rule and document, the challenges
+        per response."""
+        return _auth_offer(app, req.url_rule or _rule_for(app, req), allowed, headers,
+                           req.script_root)
 
 
 #: A body with a list or object of more items than this is big: on its page each item of
@@ -1391,15 +1458,26 @@ def _compact_encoder(provider: Any) -> Any:
 
 
 @functools.lru_cache(maxsize=64)
-def _item_encoder(default: Any, sort_keys: bool) -> Any:
+def _item_encoder(default: Any, sort_keys: bool, ensure_ascii: bool = False,
+                  line_safe: bool = False) -> Any:
     """`_json_encoder`'s encoding, called straight: ``JSONEncoder.encode`` makes a new C
     encoder on every call, which for each item of a big list costs as much again as
-    encoding it. (No ``markers``, so that threads may share it: a cycle is a RecursionError.)"""
+    encoding it. (No ``markers``, so that threads may share it: a cycle is a RecursionError.)
+    ``line_safe``: its text `_line_safe`, in the same call (a stream's items)."""
     if c_make_encoder is None:  # a Python without the C speedups
-        return _json_encoder(default, sort_keys, None).encode
-    encoder = c_make_encoder(None, default, encode_basestring, None, ": ", ", ", sort_keys,
-                             False, True)
-    return lambda value: "".join(encoder(value, 0))
+        encode = json.JSONEncoder(ensure_ascii=ensure_ascii, sort_keys=sort_keys,
+                                  default=default).encode
+        return (lambda value: _line_safe(encode(value))) if line_safe else encode
+    strings = encode_basestring_ascii if ensure_ascii else encode_basestring
+    encoder = c_make_encoder(None, default, strings, None, ": ", ", ", sort_keys, False, True)
+    if not line_safe:
+        return lambda value: "".join(encoder(value, 0))
+    search, table = _LINE_ENDS.search, _LINE_SAFE
+
+    def encode_line(value: Any) -> str:
+        text = "".join(encoder(value, 0))
+        return text.translate(table) if search(text) else text
+    return encode_line
 
 
 def _sorts_keys(encode: Any) -> bool:
@@ -1724,25 +1802,330 @@ def _json_page(response: Response, renderer: BrowsableAPIRenderer,
 
 #: The media types of a stream of JSON items, which the page shows as they arrive.
 _STREAM_TYPES = frozenset(["text/event-stream", "application/jsonl", "application/x-ndjson"])
-_STREAM_KEY = "flask_api.stream"  # in the environ of a stream's page: the type to ask for
+_STREAM_KEY = "flask_api.stream"  # in the environ of a stream's page: the stream's type
+_STREAM_FORMATS = {"text/event-stream": "sse", "application/x-ndjson": "ndjson"}  # else jsonl
+#: On a stream's page, an item (a line of JSON Lines, an event's data) past this many bytes
+#: keeps only its first ones, and says how many it had: the rest is counted, never held, so
+#: that a line without end fills neither the server's memory nor the tab's.
+_ITEM_BYTES = 1024 * 1024
+#: A stream's page carries this many bytes of items at the most, then ends, and says so:
+#: Chromium keeps what a page loads until its load ends (a page that drops each item once
+#: read still grows by its bytes), so an endless stream would fill the tab. The page's script
+#: reads a page it fetches without keeping it, and lifts the bound with the request header
+#: ``X-Flask-API-Page: fetch`` (see `_PAGE_FETCH`).
+_PAGE_ITEMS_BYTES = 64 * 1024 * 1024
+_PAGE_FETCH = "fetch"
+#: What a stream's page is sent with besides the view's headers: no cache may keep a page
+#: that is one moment of a stream, and nginx must pass each item on as it comes.
+_STREAM_PAGE_HEADERS = (("Cache-Control", "no-store"), ("X-Accel-Buffering", "no"))
 
 
 def _stream_page(response: Response, renderer: BrowsableAPIRenderer,
                  media_type: MediaType) -> Response:
-    """The page shown in place of a stream: no items, which its script fetches and shows
-    as they arrive. The stream is closed unread, as a server closes what it has sent."""
-    response.close()
+    """The page shown in place of a stream, sent as the stream comes: the page, then each
+    item as it arrives, then how the stream ended (see `_PageStream`). So the view runs
+    once, for the page, whose items show without JavaScript too; its script takes them
+    from there. The page's mark says "stream", for the script that fetches one."""
     _request.environ[_STREAM_KEY] = response.mimetype
     code = response.status_code
     kept = [(name, value) for name, value in response.headers
             if name.lower() not in _UNSHOWN_HEADERS]
     shown = kept + [("Content-Type", response.content_type)]
-    body = renderer.render(None, media_type, status=_status_line(code),
+    html = renderer.render(None, media_type, status=_status_line(code),
                            status_code=code, headers=shown)
-    page = _current_app.response_class(_page_bytes(body), status=code,
+    page = _current_app.response_class(_PageStream(html, response), status=code,
                                        content_type=renderer.content_type)
+    page.call_on_close(response.close)  # whatever a hook wraps the body in
     page.headers.extend(kept)
-    return _finish_rendered(page, renderer, shown)
+    for name, value in _STREAM_PAGE_HEADERS:  # before the late headers are counted
+        page.headers.set(name, value)
+    _finish_rendered(page, renderer, shown)
+    page.headers.set("X-Flask-API-Page", "stream")
+    return page
+
+
+#: Where the page's template puts a stream's items: last in its body, after all the page
+#: shows, so that the page is whole while the items still come.
+_STREAM_ITEMS = "<!--flask-api: stream items-->"
+_ITEMS_OPENING = Markup(
+    '<section id="api-items" class="wrap stream-items" aria-labelledby="api-items-title">\n'
+    '<h2 id="api-items-title">The stream\'s items, as they arrive</h2>\n'
+    '<ol id="api-items-list">\n')  # this line, alone: where a fetched page's items start
+_ITEMS_CLOSING = Markup("</section>\n")
+
+
+class _PageStream:
+    """A stream's page as the body that sends it: the page up to its items' place, each
+    item as `_StreamItems` reads it from the stream, how the stream ended, and the rest of
+    the page. An error of the app's stream ends it on the page, and is logged. The page's
+    response closes the stream when it is closed (the page sent, a client gone, a HEAD):
+    the view's generator too."""
+
+    def __init__(self, html: str, source: Response) -> None:
+        at, end = html.find(_STREAM_ITEMS), len(_STREAM_ITEMS)
+        if at < 0:  # a template of the app's without the place: the end of its body
+            at, end = html.rfind("</body>"), 0
+        at = len(html) if at < 0 else at
+        self.head, self.tail = _page_bytes(html[:at]), _page_bytes(html[at + end:])
+        self.source, self.app = source, _current_app._get_current_object()
+        self.where = "{} [{}]".format(_request.path, _request.method)  # for the log
+        fetched = _request.headers.get("X-Flask-API-Page") == _PAGE_FETCH
+        self.most = None if fetched else _PAGE_ITEMS_BYTES  # type: Optional[int]
+        self.parts = iter(())  # type: Any
+
+    def __iter__(self) -> Any:
+        self.parts = self._parts()
+        return self.parts
+
+    def _parts(self) -> Any:
+        items = _StreamItems(self.source.mimetype == "text/event-stream")
+        yield self.head + _ITEMS_OPENING.encode("utf-8")
+        cause, sent = None, 0  # type: Optional[str], int
+        try:
+            for chunk in self.source.iter_encoded():
+                html = items.read(chunk)
+                sent += len(html)
+                if html:
+                    yield html
+                if self.most is not None and sent >= self.most:
+                    cause = "full"  # the rest is not read: the stream is closed with the page
+                    break
+        except Exception as exc:  # the app's generator failed: no item comes after this
+            self.app.logger.error("Exception in the stream of %s", self.where, exc_info=exc)
+            cause = "broke"
+        yield items.end(cause) + _ITEMS_CLOSING.encode("utf-8") + self.tail
+
+    def close(self) -> None:
+        close = getattr(self.parts, "close", None)
+        if close is not None:
+            close()
+
+
+_EVENT_LINE_ENDS = re.compile(b"\r\n|\r|\n")  # server-sent events' (JSON Lines': LF, CR LF)
+_Item = Tuple[str, Tuple[Tuple[str, str], ...], int]  # a stream's item: data, fields, size
+_DIGITS = re.compile("[0-9]+")
+_utf8 = codecs.getincrementaldecoder("utf-8")
+
+
+class _StreamItems:
+    """A stream's items as its page shows them, from its bytes as they arrive: an ``<li>``
+    each, its data and fields escaped by markupsafe. A line (or an event's data) past
+    `_ITEM_BYTES` bytes keeps only its first ones. JSON Lines' lines end at LF or CR LF
+    (JSON Lines says so); server-sent events are read as the HTML standard says. The error
+    a stream ends with (`_error_detail`) is held back, and shown as the stream's end only
+    if nothing follows it: data that looks like one is an item like any other."""
+
+    def __init__(self, sse: bool) -> None:
+        self.sse, self.first = sse, True
+        self.held, self.size = b"", 0  # the line so far: its first _ITEM_BYTES bytes, its size
+        self.after_cr = False  # the last piece ended with CR: an LF first in the next ends nothing
+        self.bytes = self.count = 0
+        self.error = None  # type: Optional[_Item]
+        self.out = []  # type: List[Markup]
+        self.data = []  # type: List[bytes]  # the event's data lines, up to _ITEM_BYTES
+        self.data_size, self.event, self.retry = 0, "", ""
+        self.id, self.last_id = "", ""  # an event's "id:" field, and the last id dispatched
+
+    def read(self, chunk: bytes) -> bytes:
+        """The page's HTML for the items that ``chunk`` ends (b"" for none)."""
+        self.bytes += len(chunk)
+        for line, size in self._lines(chunk):
+            self._line(line, size)
+        return self._html()
+
+    def end(self, cause: Optional[str] = None) -> bytes:
+        """The rest of the items, then how the stream ended: at its end (the last line of
+        JSON Lines counts without its LF; an event without its blank line does not, as the
+        standard says), or ``cause``: "broke" (the app's stream failed), "full" (the page)."""
+        if not self.sse and cause is None and self.size:
+            self._line(self.held, self.size)
+        if cause is not None and self.error is not None:  # not the stream's last, then
+            self._show(self.error)
+            self.error = None
+        detail = None if self.error is None else _error_detail(self.error, self.sse)
+        return self._html() + _ending(self.count, self.bytes, self.last_id if self.sse else None,
+                                      detail, cause).encode("utf-8")
+
+    def _lines(self, chunk: bytes) -> List[Tuple[bytes, int]]:
+        """The lines ``chunk`` ends, each (its first _ITEM_BYTES bytes, its size)."""
+        if self.after_cr and chunk[:1] == b"\n":  # the LF of a CR LF split in two
+            chunk = chunk[1:]
+        self.after_cr = self.sse and chunk[-1:] == b"\r"
+        parts = _EVENT_LINE_ENDS.split(chunk) if self.sse else chunk.split(b"\n")
+        lines = []
+        for part in parts[:-1]:  # each part but the last ends a line
+            self._add(part)
+            lines.append((self.held, self.size))
+            self.held, self.size = b"", 0
+        self._add(parts[-1])
+        return lines
+
+    def _add(self, part: bytes) -> None:
+        """Add a part of a line: kept up to _ITEM_BYTES bytes, counted whole."""
+        if len(self.held) < _ITEM_BYTES:
+            self.held += part[:_ITEM_BYTES - len(self.held)]
+        self.size += len(part)
+
+    def _line(self, line: bytes, size: int) -> None:
+        """One line, as JSON Lines or an event stream reads it; a BOM first in a stream goes."""
+        if self.first:
+            self.first = False
+            if line.startswith(codecs.BOM_UTF8):
+                line, size = line[3:], size - 3
+        if self.sse:
+            self._event_line(line, size)
+        elif line.endswith(b"\r") and len(line) == size:  # CR LF
+            self._line_item(line[:-1], size - 1)
+        else:
+            self._line_item(line, size)
+
+    def _line_item(self, line: bytes, size: int) -> None:
+        """A line of JSON Lines: an item, unless it is blank."""
+        if line.strip():
+            self._offer((_text(line, size), (), size))
+
+    def _event_line(self, line: bytes, size: int) -> None:
+        """A line of an event stream: a field of the event it builds, or its end (a blank
+        line); a comment (":" first) and any other field are ignored."""
+        if not line:
+            self._dispatch()
+            return
+        field, _, value = line.partition(b":")
+        if value[:1] == b" ":
+            value = value[1:]
+        size -= len(line) - len(value)  # the value's: a cut line's rest is its value's
+        if field == b"data":
+            self._event_data(value, size)
+        elif field == b"event":
+            self.event = _text(value, size)
+        elif field == b"id" and b"\0" not in value:
+            self.id = _text(value, size)
+        elif field == b"retry" and _DIGITS.fullmatch(value.decode("latin-1")):
+            self.retry = value.decode("ascii")
+
+    def _event_data(self, value: bytes, size: int) -> None:
+        """A data line: joined to the event's others by LF, up to _ITEM_BYTES bytes."""
+        joined = 1 if self.data else 0  # the LF before it
+        if self.data_size < _ITEM_BYTES:
+            self.data.append(value)
+        self.data_size += joined + size
+
+    def _dispatch(self) -> None:
+        """An event's end: an item, if it has data (each event keeps the last id seen)."""
+        self.last_id = self.id
+        if self.data:
+            size = self.data_size
+            fields = tuple((name, value) for name, value in (
+                ("event", self.event), ("id", self.last_id), ("retry", self.retry)) if value)
+            self._offer((_text(b"\n".join(self.data)[:_ITEM_BYTES], size), fields, size))
+        self.data, self.data_size, self.event, self.retry = [], 0, "", ""
+
+    def _offer(self, item: _Item) -> None:
+        """Show an item; hold back one that may be the stream's error, until another comes.
+        The event that says the stream is finished (`ServerSentEvent.END`) is not an item."""
+        if self.sse and ("event", "stream-end") in item[1]:
+            return
+        if self.error is not None:
+            self._show(self.error)
+            self.error = None
+        if _error_detail(item, self.sse) is None:
+            self._show(item)
+        else:
+            self.error = item
+
+    def _show(self, item: _Item) -> None:
+        self.count += 1
+        self.out.append(_item_html(*item))
+
+    def _html(self) -> bytes:
+        html, self.out = Markup("").join(self.out), []
+        return html.encode("utf-8")
+
+
+def _text(data: bytes, size: int) -> str:
+    """A stream's bytes as text, as browsers decode UTF-8: a byte that is not is U+FFFD; of
+    bytes cut short of their ``size``, a character cut in two at the end goes."""
+    if size > len(data):
+        return cast(str, _utf8("replace").decode(data, False))
+    return data.decode("utf-8", "replace")
+
+
+_JSON_LINES_ERROR = "error: "  # then {"detail": ...}: no JSON value starts so
+
+
+def _error_detail(item: _Item, sse: bool) -> Optional[str]:
+    """The detail of the error that ends a stream, if ``item`` has its shape: an event
+    ``stream-error`` (its data's "detail", or its data), or a JSON Lines line "error: "
+    then a {"detail": ...} object. No JSON value can start "error", nor an event of data
+    be named so by chance."""
+    data, fields, _ = item
+    if sse:
+        if ("event", "stream-error") not in fields:
+            return None
+        detail = _detail(data)
+        return data if detail is None else detail
+    if not data.startswith(_JSON_LINES_ERROR):
+        return None
+    return _detail(data[len(_JSON_LINES_ERROR):])
+
+
+def _detail(text: str) -> Optional[str]:
+    """The "detail" of a JSON object, as text (JSON if it is not a string); None if none."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(value, dict) or "detail" not in value:
+        return None
+    detail = value["detail"]
+    return detail if isinstance(detail, str) else json.dumps(detail, ensure_ascii=False)
+
+
+_ITEM = Markup("<li>{}</li>\n")  # data alone: fewer nodes for the browser to make
+_ITEM_WITH_FIELDS = Markup('<li{}><span class="key">{}</span> <span class="data">{}</span></li>\n')
+_ITEM_FIELD = Markup(' data-{}="{}"')
+_NEWLINES = {"\n": Markup("&#10;"), "\r": Markup("&#13;")}  # an item is a line of the page
+_LINE_END = re.compile("[\r\n]")
+
+
+def _item_html(data: str, fields: Tuple[Tuple[str, str], ...], size: int) -> Markup:
+    """An item as its page's ``<li>``: its data (a line of the page: line ends as references),
+    its fields (event, id, retry) shown and in data attributes, and if cut, its size."""
+    text = data  # type: Union[str, Markup]  # escaped by format(), unless done here
+    if "\n" in data or "\r" in data:
+        text = Markup(_LINE_END.sub(lambda found: _NEWLINES[found.group()], Markup.escape(data)))
+    if not fields and size <= _ITEM_BYTES:
+        return _ITEM.format(text)
+    shown = ["{}: {}".format(name, value) for name, value in fields]
+    if size > _ITEM_BYTES:
+        fields += (("bytes", str(size)),)
+        shown.append("(cut: its first {:,} bytes of {:,})".format(len(data.encode("utf-8")), size))
+    attributes = Markup("").join(_ITEM_FIELD.format(name, value) for name, value in fields)
+    return _ITEM_WITH_FIELDS.format(attributes, " \u00b7 ".join(shown), text)
+
+
+_ENDINGS = {"ended": "Ended", "error": "Ended with an error: {}",
+            "broke": "Broke off: the app's stream failed (the server's log says why)",
+            "full": "Stopped: a page carries {:,} bytes of a stream's items at the most (a "
+                    "browser keeps all a page loads until it ends)".format(_PAGE_ITEMS_BYTES)}
+
+
+def _ending(count: int, size: int, last_id: Optional[str], detail: Optional[str],
+            cause: Optional[str]) -> Markup:
+    """How a stream ended, on its page: its items counted and bytes; for the script, how in
+    ``data-end`` ("ended", "error", or a ``cause``: "broke", "full"), its bytes, the error's
+    detail and, for an event stream, the last id (to resume from)."""
+    end = cause or ("ended" if detail is None else "error")
+    said = _ENDINGS[end].format(detail) if end == "error" else _ENDINGS[end]
+    attributes = [("end", end), ("bytes", str(size))]
+    if detail is not None:
+        attributes.append(("detail", detail))
+    if last_id is not None:
+        attributes.append(("last-id", last_id))
+    return Markup('</ol>\n<p class="stream-end{}"{}>{} \u00b7 {:,} {} \u00b7 {:,} {}</p>\n').format(
+        "" if end == "ended" else " error",
+        Markup("").join(_ITEM_FIELD.format(name, value) for name, value in attributes),
+        said, count, "item" if count == 1 else "items", size, "byte" if size == 1 else "bytes")
 
 
 #: Where the page lists headers added after it was rendered (see `_show_late_headers`).
@@ -1770,22 +2153,30 @@ def _send_page(response: Response, rendered: int, shown: FrozenSet[str],
     if len(response.headers) > rendered:  # the view's own headers, at least, and maybe others
         headers = response.headers.to_wsgi_list()
         listed = shown.union(_UNSHOWN_HEADERS, (name.lower() for name, _ in headers[:rendered]))
-        _write_late_headers(response, [(name, value) for name, value in headers[rendered:]
-                                       if name.lower() not in listed])
+        late = [(name, value) for name, value in headers[rendered:] if name.lower() not in listed]
+        _write_late_headers(response, late)
+        _write_late_challenges(response, late, environ)
     return response.get_wsgi_response(environ)
 
 
 def _write_late_headers(response: Response, late: List[Tuple[str, str]]) -> None:
-    """Write the ``late`` headers into the page, unless a hook has compressed it."""
-    if not late or response.is_streamed or "Content-Encoding" in response.headers:
+    """Write the ``late`` headers into the page (a stream's: into the part before its
+    items, not yet sent), unless a hook has compressed it."""
+    stream = response.response if isinstance(response.response, _PageStream) else None
+    if (not late or (response.is_streamed and stream is None)
+            or "Content-Encoding" in response.headers):
         return
-    body = response.get_data()
+    body = response.get_data() if stream is None else stream.head
     at = body.rfind(_LATE_HEADERS)
     if at >= 0:
         lines = Markup("").join(Markup('<span class="key">{}:</span> {}\n').format(
             name, _linked_header(name, value) if name.lower() in _URL_HEADERS else value)
             for name, value in late)
-        response.set_data(body[:at] + lines.encode("utf-8") + body[at:])
+        body = body[:at] + lines.encode("utf-8") + body[at:]
+        if stream is None:
+            response.set_data(body)
+        else:
+            stream.head = body
 
 
 def _page_bytes(body: str) -> bytes:
@@ -1998,12 +2389,154 @@ def _by_code(exc: APIException) -> HTTPException:
     return error
 
 
-# A view's stream: a generator (or any other iterator) of JSON values, sent as they come.
+# A view's stream: a generator (or any other iterator) of JSON values, sent as they come;
+# one of str or bytes is Flask's own, sent as Flask sends it (see `FlaskAPI._stream`).
 # The formats it is offered in, JSON's array first: what a client that names none gets.
 _STREAM_RENDERERS = (JSONRenderer, JSONLinesRenderer, NDJSONRenderer, EventStreamRenderer)
 _STREAM_HEADERS = (("X-Accel-Buffering", "no"),)  # nginx: pass each item on as it comes
 _NO_ITEM = object()
 _ITERATOR = collections.abc.Iterator
+_RAW_ITEMS = (str, bytes, bytearray)  # what Flask's own streams are made of
+_RESERVED_EVENTS = frozenset(["stream-end", "stream-error"])  # the stream's own
+
+
+class ServerSentEvent:
+    """A stream's item with a server-sent event's own fields: in server-sent events, its
+    ``data`` (any JSON value) goes with its ``event`` (type), ``id`` (what a client sends back
+    as Last-Event-ID when it reconnects) and ``retry`` (the reconnection delay in ms); the
+    other formats write its data alone. ``ServerSentEvent.END`` ends a stream for good.
+
+    What the standard cannot carry is refused here, not sent broken: an ``id`` or ``event``
+    with a line end, an ``id`` with NUL, a ``retry`` that is no whole number of 0 or more.
+    """
+
+    __slots__ = ("data", "event", "id", "retry", "_fields")
+    #: The id of `END` (and of the event that ends a stream with an error), reserved: a
+    #: request whose Last-Event-ID is this one gets an empty 204 before the view's
+    #: generator runs, which is how the standard tells EventSource to stop reconnecting.
+    END_ID = _END_ID
+    END: typing.ClassVar["ServerSentEvent"]  # yield it last: in server-sent events, the end said
+
+    def __init__(self, data: Any, id: Any = None, event: Optional[str] = None,
+                 retry: Optional[int] = None) -> None:
+        self.data, self.retry = data, retry
+        self.id = None if id is None else _event_field("id", id, "\r\n\0")
+        self.event = None if event is None else _event_field("event", event, "\r\n")
+        if self.id == _END_ID or self.event in _RESERVED_EVENTS:
+            raise ValueError("{!r} is reserved for the events that end a stream: yield "
+                             "ServerSentEvent.END to end one".format(id or event))
+        if retry is not None and (type(retry) is not int or retry < 0):
+            raise ValueError("retry is a delay in milliseconds, a whole number of 0 or more, "
+                             "not {!r}".format(retry))
+        self._fields = "".join("\n{}: {}".format(name, value) for name, value in (
+            ("event", self.event), ("id", self.id), ("retry", retry)) if value is not None)
+
+    def __repr__(self) -> str:
+        if self is ServerSentEvent.END:
+            return "ServerSentEvent.END"
+        fields = "".join(", {}={!r}".format(name, getattr(self, name))
+                         for name in ("id", "event", "retry") if getattr(self, name) is not None)
+        return "ServerSentEvent({!r}{})".format(self.data, fields)
+
+
+def _event_field(name: str, value: Any, refused: str) -> str:
+    """An event's field as text, or a ValueError for what it cannot carry."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise TypeError("a ServerSentEvent's {} is text or a number, not {!r}".format(
+            name, value))
+    text = str(value)
+    if any(character in text for character in refused):
+        raise ValueError("a ServerSentEvent's {} cannot hold {}: {!r}".format(
+            name, " or ".join(repr(character) for character in refused), text))
+    text.encode("utf-8")  # a lone surrogate, which no byte can carry: UnicodeEncodeError
+    return text
+
+
+def _end_event() -> ServerSentEvent:
+    """`ServerSentEvent.END`, made past the constructor's refusal of its reserved fields."""
+    end = ServerSentEvent(None)
+    end.event, end.id = "stream-end", _END_ID
+    end._fields = "\nevent: stream-end\nid: " + _END_ID
+    return end
+
+
+ServerSentEvent.END = _end_event()
+
+
+class _StreamEnd(Exception):
+    """`ServerSentEvent.END` met: the stream is over, after ``text``, its event's (in
+    server-sent events; nothing in the other formats)."""
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__(text)
+        self.text = text
+
+
+def _event_data(item: Any) -> Any:
+    """A stream item's JSON value: an event's data; `ServerSentEvent.END`, the end."""
+    if not isinstance(item, ServerSentEvent):
+        return item
+    if item is ServerSentEvent.END:
+        raise _StreamEnd()
+    return item.data
+
+
+@functools.lru_cache(maxsize=64)
+def _with_events(default: Any) -> Any:
+    """The app's JSON ``default``, which also writes a `ServerSentEvent` as its data: JSON
+    meets one only where it has no type for it, so other items pay nothing for events."""
+    return lambda value: (_event_data(value) if isinstance(value, ServerSentEvent)
+                          else default(value))
+
+
+def _event_writer(encode: Any) -> Any:
+    """Server-sent events' items: an event's data, then its own fields; any other, its JSON."""
+    def write(item: Any) -> str:
+        if not isinstance(item, ServerSentEvent):
+            return encode(item)
+        text = encode(item.data) + item._fields  # type: str
+        if item is ServerSentEvent.END:
+            raise _StreamEnd(text)
+        return text
+    return write
+
+
+def _is_raw(first: Any, headers: Any) -> bool:
+    """Whether a view's stream is Flask's own: its first item text or bytes, or no item and
+    a Content-Type of the view's. A stream of JSON values cannot have a Content-Type of the
+    view's, which its negotiated format would replace: that is refused, before it is sent."""
+    if isinstance(first, _RAW_ITEMS):
+        return True
+    named = headers is not None and "Content-Type" in Headers(headers)
+    if named and first is not _NO_ITEM:
+        raise TypeError("A stream of JSON values is sent as the client asks (JSON, JSON Lines "
+                        "or server-sent events), in a Content-Type of its own, but the view "
+                        "names one: leave it out, or yield str or bytes to send your own "
+                        "format, as Flask does (the first item was {}).".format(
+                            type(first).__name__))
+    return named
+
+
+def _rejoined(first: Any, items: Any) -> Any:
+    """The items again, the ``first`` already taken included; closing it closes them. It
+    is started here, so that a close before the server reads it closes them too (a HEAD)."""
+    def rejoined() -> Any:
+        try:
+            yield None
+            if first is not _NO_ITEM:
+                yield first
+                yield from items
+        finally:
+            _close(items)
+    body = rejoined()
+    next(body)
+    return body
+
+
+def _close(items: Any) -> None:
+    close = getattr(items, "close", None)
+    if close is not None:
+        close()
 
 
 @functools.lru_cache(maxsize=64)
@@ -2014,46 +2547,81 @@ def _stream_offer(renderers: Tuple[BaseRenderer, ...]) -> Tuple[BaseRenderer, ..
 
 
 def _stream_encoder(app: Flask) -> Any:
-    """Each item's JSON as `_json_dumps` writes it, without the app's context, which is
-    gone by the time a stream is read (unless the view used ``stream_with_context``)."""
+    """Each item's JSON on one line, as the app's JSON settings write it (``ensure_ascii``
+    and ``sort_keys`` included), without the app's context, which is gone by the time a
+    stream is read (unless the view used ``stream_with_context``)."""
     provider = getattr(app, "json", None)  # Flask 2.2+
-    if provider is None:
-        return functools.partial(flask_json.dumps, app=app, ensure_ascii=False)
-    encode = _compact_encoder(provider)
-    if encode is _json_dumps:  # the app's own provider, or an unhashable default
-        return functools.partial(provider.dumps, ensure_ascii=False)
-    return encode
+    if type(provider) is DefaultJSONProvider:
+        ascii_only = bool(provider.ensure_ascii)  # ASCII JSON has no line end to escape
+        try:
+            return _item_encoder(_with_events(provider.default), provider.sort_keys,
+                                 ascii_only, not ascii_only)
+        except TypeError:  # an unhashable default: no cached encoder
+            pass
+    if provider is None:  # Flask 1.1 to 2.1: its settings, JSON_AS_ASCII and JSON_SORT_KEYS
+        dumps = functools.partial(flask_json.dumps, app=app)
+    else:
+        dumps = provider.dumps
+    return lambda item: _line_safe(dumps(_event_data(item)))
 
 
-def _streamed(items: Any, renderer: Any, encode: Any, app: Flask, where: str) -> Any:
-    """The body of a stream: its items' JSON in the renderer's framing, as they come. It
-    yields None first, once the first item is ready: until then, an error is the request's
-    (a 404 stays a 404). After it, an error ends the stream as the format can tell it, and
-    is logged. The items are closed however it ends: a client gone closes it too."""
+def _streamed(first: Any, items: Any, renderer: Any, encode: Any, app: Flask,
+              where: str) -> Any:
+    """The body of a stream: its items' JSON in the renderer's framing, as they come, the
+    ``first`` already made. It yields None first, once the first item is written: until
+    then, an error is the request's (an item that is no JSON, a 500). After it, an error
+    ends the stream as the format can tell it, and is logged. `ServerSentEvent.END` ends it
+    (said so in server-sent events), and nothing after it is read. The items are closed
+    however it ends: a client gone closes it too."""
+    prefix, suffix = renderer.stream_prefix, renderer.stream_suffix
+    before = renderer.stream_separator + prefix
     try:
-        first = next(items, _NO_ITEM)
         head = renderer.stream_opening
-        if first is not _NO_ITEM:
-            head += renderer.stream_prefix + encode(first) + renderer.stream_suffix
+        try:
+            if first is not _NO_ITEM:
+                head += prefix + encode(first) + suffix
+        except _StreamEnd as end:  # the first item is the end: no more are read
+            head, first = head + (end.text and prefix + end.text + suffix), _NO_ITEM
         yield None
         try:
             if head:
                 yield head.encode("utf-8", "backslashreplace")
-            if first is not _NO_ITEM:
-                before = renderer.stream_separator + renderer.stream_prefix
-                suffix = renderer.stream_suffix
-                for text in map(encode, items):
-                    yield (before + text + suffix).encode("utf-8", "backslashreplace")
-            if renderer.stream_closing:
-                yield renderer.stream_closing.encode()
+            for text in map(encode, items if first is not _NO_ITEM else ()):
+                yield (before + text + suffix).encode("utf-8", "backslashreplace")
+        except _StreamEnd as end:
+            if end.text:
+                yield (before + end.text + suffix).encode("utf-8", "backslashreplace")
         except Exception as exc:
             app.logger.error("Exception in the stream of %s", where, exc_info=exc)
             if renderer.stream_error is not None:
                 yield renderer.stream_error.format(_stream_error(exc)).encode()
+            return
+        if renderer.stream_closing:
+            yield renderer.stream_closing.encode()
     finally:
-        close = getattr(items, "close", None)
-        if close is not None:
-            close()
+        _close(items)
+
+
+# Where a WSGI server hands the app its client's socket: gunicorn's workers, werkzeug's server.
+_SERVER_SOCKETS = ("gunicorn.socket", "werkzeug.socket")
+
+
+def _bound_unread(response: Response, environ: Dict[str, Any], app: Flask) -> Response:
+    """``STREAM_WRITE_TIMEOUT`` (seconds), where the server hands over its client's socket,
+    as the socket's timeout while the stream is sent: a write its client leaves unread that
+    long fails as a write to a client gone does, which closes the stream and frees the
+    worker or thread. The socket's own timeout is back once the stream is closed."""
+    seconds = app.config.get("STREAM_WRITE_TIMEOUT")
+    sock = next(filter(None, map(environ.get, _SERVER_SOCKETS)), None)
+    if seconds is not None and sock is not None:
+        response.call_on_close(functools.partial(_set_timeout, sock, sock.gettimeout()))
+        sock.settimeout(seconds)
+    return response
+
+
+def _set_timeout(sock: Any, seconds: Optional[float]) -> None:
+    with contextlib.suppress(OSError):  # a socket the server has closed already
+        sock.settimeout(seconds)
 
 
 def _stream_error(exc: Exception) -> str:
@@ -2064,7 +2632,7 @@ def _stream_error(exc: Exception) -> str:
     else:
         error = exc if isinstance(exc, HTTPException) else default_exceptions[500]()
         detail = error.description
-    return json.dumps({"detail": detail}, ensure_ascii=False, default=str)
+    return _line_safe(json.dumps({"detail": detail}, ensure_ascii=False, default=str))
 
 
 class FlaskAPI(Flask):
@@ -2110,22 +2678,44 @@ class FlaskAPI(Flask):
         return super().make_response((body,) + rv[1:])
 
     def _stream(self, items: Any, status: Any, headers: Any) -> Response:
-        """A view's iterator of JSON values, streamed in the negotiated format; a browser
-        gets the page, which fetches it as JSON Lines (and the items are closed unread)."""
+        """A view's iterator. Its first item is made here, while the app's error handlers can
+        still answer (an abort(404) before it stays a 404), and tells what it is: of str or
+        bytes, Flask's own stream, sent as Flask sends it; of JSON values, streamed in the
+        negotiated format, or, for a browser, the page with the items in it as they come,
+        framed as server-sent events (so with their ``id``, ``event`` and ``retry``): the view
+        runs once for it."""
         req = _request._get_current_object()  # type: APIRequest
+        if req.environ.get("HTTP_LAST_EVENT_ID") == _END_ID:  # an EventSource told to stop
+            _close(items)
+            return self._stream_over(headers)
+        try:
+            first = next(items, _NO_ITEM)
+            raw = _is_raw(first, headers)
+        except Exception as exc:
+            _close(items)
+            handled = self.handle_user_exception(*_ctx(), exc)  # type: ignore[call-arg]
+            return self.make_response(handled)
+        if raw:  # what Flask 2.2+ makes of it, on every Flask
+            raw_response = self.response_class(_rejoined(first, items), status=status,
+                                               headers=headers)
+            return self._browsable(_bound_unread(raw_response, req.environ, self))
         try:
             renderer, media_type = _select_renderer(_stream_offer(req.renderers), req.environ,
                                                     self)
         except NotAcceptable:
-            getattr(items, "close", lambda: None)()
+            _close(items)
             raise
-        if isinstance(renderer, BrowsableAPIRenderer):
-            unread = self.response_class(items, status, headers, mimetype="application/jsonl")
-            return _stream_page(unread, renderer, media_type)
-        body = _streamed(items, renderer, _stream_encoder(self), self,
+        page = None
+        if isinstance(renderer, BrowsableAPIRenderer):  # the page, its items as events
+            page = (renderer, media_type)
+            renderer = _resolve((EventStreamRenderer,), "renderers")[0]
+        encode = _stream_encoder(self)
+        if isinstance(renderer, EventStreamRenderer):
+            encode = _event_writer(encode)
+        body = _streamed(first, items, renderer, encode, self,
                          "{} [{}]".format(req.path, req.method))
         try:
-            next(body)  # the first item, while the app's error handlers can still answer
+            next(body)  # the first item's JSON, while the app's error handlers can answer
         except Exception as exc:
             handled = self.handle_user_exception(*_ctx(), exc)  # type: ignore[call-arg]
             return self.make_response(handled)
@@ -2133,6 +2723,14 @@ class FlaskAPI(Flask):
         response.vary.add("Accept")
         for name, value in _STREAM_HEADERS + tuple(renderer.response_headers):
             response.headers.setdefault(name, value)
+        sent = response if page is None else _stream_page(response, *page)  # type: Response
+        return _bound_unread(sent, req.environ, self)
+
+    def _stream_over(self, headers: Any) -> Response:
+        """The answer to a reconnection after `ServerSentEvent.END` or a stream's error: an
+        empty 204, the standard's one way of telling EventSource not to reconnect again."""
+        response = self.response_class(status=HTTP_204_NO_CONTENT, headers=headers)
+        del response.headers["Content-Type"]
         return response
 
     def _browsable(self, response: Response) -> Response:
@@ -2342,6 +2940,9 @@ class _BrowsableMiddleware(_Middleware):
 # ---------------------------------------------------------------------------
 
 _BODY_METHODS = frozenset(["POST", "PUT", "PATCH"])
+_BODIED_METHODS = _BODY_METHODS | {"QUERY"}  # the document's: a QUERY's body is its query
+# The methods an OpenAPI 3.1 path item has a field for. 3.2 adds "query", and keeps any
+# other method under "additionalOperations"; a 3.1 document has no place for them.
 _OPERATION_METHODS = frozenset(["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH",
                                 "TRACE"])
 _ERROR_CODES = {  # the errors the framework itself answers with, and when
@@ -2359,28 +2960,41 @@ _RULE_VARIABLE = re.compile(r"<(?:(\w+)(?:\((.*?)\))?:)?(\w+)>")
 
 def openapi_document(app: Flask) -> Dict[str, Any]:
     """The app's OpenAPI 3.1 document, built on first use and again when routes change."""
+    return cast(Dict[str, Any], _built(app)[1])
+
+
+def _built(app: Flask) -> Tuple[_Routes, Dict[str, Any], Dict[Any, str]]:
+    """The routes, the document and its notes: why it left out a fragment, by (path, method),
+    or the app's library's document (None), in a sentence for the page's form to show."""
     routes = _described_routes(app)
     cached = app.extensions.get("flask_api_openapi")
     if cached is None or cached[0] is not routes:
-        cached = app.extensions["flask_api_openapi"] = (routes, _document(app, routes.routes))
-    return cast(Dict[str, Any], cached[1])
+        notes = {}  # type: Dict[Any, str]
+        cached = app.extensions["flask_api_openapi"] = (
+            routes, _document(app, routes.routes, notes), notes)
+    return cast(Tuple[_Routes, Dict[str, Any], Dict[Any, str]], cached)
 
 
-def _document(app: Flask, routes: List[_Route]) -> Dict[str, Any]:
+def _document(app: Flask, routes: List[_Route], notes: Dict[Any, str]) -> Dict[str, Any]:
     paths = {}  # type: Dict[str, Dict[str, Any]]
     taken = set()  # type: Set[str]
-    own, components = _library_document(app)
+    own, components = _library_document(app, notes)
+    version = _openapi_version(app)
     for route in routes:
         path, parameters = _path(route.rule)
         item = paths.setdefault(path, {})
         for method in route.methods:  # of two rules with one path, the first is matched
-            if method.lower() not in item:
-                item[method.lower()] = _operation(app, route, method, parameters, taken,
-                                                  own.get((path, method.lower()), {}))
-    tags = sorted({tag for item in paths.values() for operation in item.values()
+            place = _place(item, method, version)
+            if place is not None and place[1] not in place[0]:
+                place[0][place[1]], note = _operation(app, route, method, parameters, taken,
+                                                      own.get((path, method.lower()), {}))
+                if note:
+                    notes[path, method] = note
+    tags = sorted({tag for item in paths.values() for operation in _operations(item)
                    for tag in operation.get("tags", ())})
     if isinstance(app, FlaskAPI):  # its errors' schema, which wins over a library's "Error"
         components.setdefault("schemas", {})["Error"] = _ERROR_SCHEMA
+    security = _app_security(app, components)
     _add_media_types((components.get("responses") or {}).values(), [  # a library's, by $ref
         renderer for route in routes for renderers in route.renderers.values()
         for renderer in renderers])
@@ -2390,13 +3004,47 @@ def _document(app: Flask, routes: List[_Route]) -> Dict[str, Any]:
         document["components"] = components
     if tags:
         document["tags"] = [{"name": tag} for tag in tags]
+    if security is not None:
+        document["security"] = security
     return document
 
 
+def _app_security(app: Flask, components: Dict[str, Any]) -> Optional[List[Any]]:
+    """``OPENAPI_SECURITY_SCHEMES`` added to the components (each replacing a library's of its
+    name), and ``OPENAPI_SECURITY``: the requirements of every operation that states none.
+    (Not ``SECURITY_SCHEMES``, APIFlask's, nor ``API_SPEC_OPTIONS``, flask-smorest's.)"""
+    schemes = app.config.get("OPENAPI_SECURITY_SCHEMES")
+    if isinstance(schemes, dict) and schemes:
+        components["securitySchemes"] = dict(components.get("securitySchemes") or {}, **{
+            name: _deep_merged({}, scheme) if isinstance(scheme, dict) else scheme
+            for name, scheme in schemes.items()})  # copies: the document is not the config
+    security = app.config.get("OPENAPI_SECURITY")
+    return list(security) if isinstance(security, (list, tuple)) else None
+
+
 def _openapi_version(app: Flask) -> str:
-    """``OPENAPI_DOCUMENT_VERSION``: "3.1.0", or "3.2.0" for streams' ``itemSchema``. (Not
-    ``OPENAPI_VERSION``: flask-smorest's and APIFlask's, for their own documents.)"""
+    """``OPENAPI_DOCUMENT_VERSION``: "3.1.0", or "3.2.0" for streams' ``itemSchema`` and
+    methods but the eight of 3.1. (Not ``OPENAPI_VERSION``: flask-smorest's and APIFlask's,
+    for their own documents.)"""
     return str(app.config.get("OPENAPI_DOCUMENT_VERSION") or "3.1.0")
+
+
+def _place(item: Dict[str, Any], method: str, version: str) -> Optional[Tuple[Dict[str, Any], str]]:
+    """Where a path item keeps a method's operation: under its field ("get"), 3.2's "query"
+    too, or any other method in 3.2's ``additionalOperations`` by its name as sent. None
+    in 3.1, which has no place for them (the route index still lists them)."""
+    from_3_2 = re.match(r"3\.([2-9]|\d\d)", version) is not None
+    if method in _OPERATION_METHODS or method == "QUERY" and from_3_2:
+        return item, method.lower()
+    if from_3_2:
+        return item.setdefault("additionalOperations", {}), method
+    return None
+
+
+def _operations(item: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """A path item's operations, those under ``additionalOperations`` too."""
+    return [operation for key, operation in item.items() if key != "additionalOperations"] + list(
+        (item.get("additionalOperations") or {}).values())
 
 
 def _info(app: Flask) -> Dict[str, Any]:
@@ -2452,7 +3100,9 @@ def _bounded(number: str, low: Any, high: Any, signed: bool) -> Dict[str, Any]:
 
 
 def _operation(app: Flask, route: _Route, method: str, parameters: List[Dict[str, Any]],
-               taken: Set[str], own: Dict[str, Any]) -> Dict[str, Any]:
+               taken: Set[str], own: Dict[str, Any]) -> Tuple[Dict[str, Any], Optional[str]]:
+    """A method's operation: our guesses, what the app's library (``own``) and the view's
+    fragments say merged in; and, where the fragments had to be left out, why."""
     summary, _, description = (_view_doc(route.views[method]) or route.doc).partition("\n")
     operation = {"operationId": _operation_id(route.rule.endpoint, method, taken)}  # type: Any
     if summary.strip():
@@ -2465,15 +3115,31 @@ def _operation(app: Flask, route: _Route, method: str, parameters: List[Dict[str
     parameters = parameters + _query_parameters(app, route.renderers[method])
     if parameters:
         operation["parameters"] = parameters
-    if method in _BODY_METHODS:
+    if method in _BODIED_METHODS and "requestBody" not in own:  # a library's stays as written
         operation["requestBody"] = {"content": {
             str(parser.media_type): {"schema": {} if "json" in str(parser.media_type) else
                                 {"type": "object"}} for parser in route.parsers[method]}}
     operation["responses"] = _responses(app, route, method)
-    operation = _with_fragments(operation, route, method, own)
+    try:
+        return _finished(app, route, method, _with_fragments(operation, route, method, own)), None
+    except Exception as exc:  # whatever a fragment holds, /openapi.json must not be a 500
+        why = str(exc) if isinstance(exc, _Unreadable) else (
+            "could not be merged into the document ({})".format(type(exc).__name__))
+        app.logger.warning("The OpenAPI document leaves out the fragments of %s %s: the "
+                           "set_openapi fragment %s", method, route.rule.rule, why)
+        return _finished(app, route, method, operation), (
+            "This view's set_openapi fragment {}, so the document leaves it out and this form "
+            "is built from the data.".format(why))
+
+
+def _finished(app: Flask, route: _Route, method: str, operation: Dict[str, Any]
+              ) -> Dict[str, Any]:
+    """The operation with its responses' media types, and its stream's where it streams;
+    checked to be something JSON can write, so that serving the document cannot fail."""
     _add_media_types(operation.get("responses", {}).values(), route.renderers[method])
     if _streams(app, route.views[method], operation):
         _add_stream_types(app, operation, _openapi_version(app))
+    json.dumps(operation, default=str)  # a key JSON has no form for, or a loop, raises here
     return operation
 
 
@@ -2575,7 +3241,7 @@ def _responses(app: Flask, route: _Route, method: str) -> Dict[str, Any]:
     codes = [HTTP_406_NOT_ACCEPTABLE]
     if route.rule.arguments:
         codes.append(HTTP_404_NOT_FOUND)
-    if method in _BODY_METHODS:
+    if method in _BODIED_METHODS:
         codes += [HTTP_400_BAD_REQUEST, HTTP_413_REQUEST_ENTITY_TOO_LARGE,
                   HTTP_415_UNSUPPORTED_MEDIA_TYPE]
     error = {str(renderer.media_type): {"schema": {"$ref": "#/components/schemas/Error"}
@@ -2594,18 +3260,22 @@ def _with_fragments(operation: Dict[str, Any], route: _Route, method: str,
     in. Where they name a success (2xx), it replaces ours."""
     owners = [route.view] + ([route.views[method]] if route.views[method] is not route.view
                              else [])
+    methods = _OPERATION_METHODS.union(["QUERY"], route.methods)  # keys that name a method
     fragments = [own]
     for owner in owners:
         fragment = getattr(owner, "openapi", None) or {}
-        fragments.append({key: value for key, value in fragment.items()
-                          if key.upper() not in _OPERATION_METHODS})
-        fragments.append(fragment.get(method.lower()) or {})
+        for part in ({key: value for key, value in fragment.items()
+                      if str(key).upper() not in methods}, fragment.get(method.lower()) or {}):
+            if _deeper_than(part, _DEEPEST_FRAGMENT):  # before anything recurses into it
+                raise _Unreadable("is nested more than {} levels deep".format(
+                    _DEEPEST_FRAGMENT))
+            fragments.append(part)
     named = {str(code) for fragment in fragments for code, response in (
         fragment.get("responses") or {}).items() if response is not None and str(code)[0] == "2"}
     if named:  # the view's own successes: our guesses (200, 2XX) go, but what it names
-        operation["responses"] = {code: response for code, response in
-                                  operation["responses"].items()
-                                  if code not in ("200", "2XX") or code in named}
+        operation = dict(operation, responses={
+            code: response for code, response in operation["responses"].items()
+            if code not in ("200", "2XX") or code in named})
     for fragment in fragments:
         operation = _deep_merged(operation, fragment)
     return operation
@@ -2640,24 +3310,59 @@ def _merged_parameters(base: List[Any], fragment: List[Any]) -> List[Any]:
     return [theirs.pop(key(parameter), parameter) for parameter in base] + list(theirs.values())
 
 
-def _library_document(app: Flask) -> Tuple[Dict[Tuple[str, str], Any], Dict[str, Any]]:
+#: A `set_openapi` fragment, or a library's document, nested deeper than this is left out of
+#: the document (and the page says so): what merges, converts and writes them recurses, and
+#: a fragment 500 deep would exhaust Python's stack. Real ones nest a few dozen levels.
+_DEEPEST_FRAGMENT = 100
+
+
+class _Unreadable(Exception):
+    """Why the document leaves something out, or the page's form falls back to the data: the
+    end of a sentence ("is nested more than 100 levels deep")."""
+
+
+def _deeper_than(value: Any, most: int) -> bool:
+    """Whether lists and dicts nest in ``value`` more than ``most`` levels deep (a dict that
+    holds itself, always). Level by level, not by recursion, which a deep one would exhaust."""
+    level = [value]  # the values at one level: after n steps, those n levels below
+    for _ in range(most):
+        level = [below for one in level if isinstance(one, (dict, list, tuple))
+                 for below in (one.values() if isinstance(one, dict) else one)]
+    return any(isinstance(one, (dict, list, tuple)) for one in level)
+
+
+def _library_document(app: Flask, notes: Dict[Any, str]
+                      ) -> Tuple[Dict[Tuple[str, str], Any], Dict[str, Any]]:
     """What the app's own OpenAPI library (flask-smorest, APIFlask) documents: each
-    operation's parameters, body and responses by (path, method), and the components they
-    refer to, in OpenAPI 3.1. None where it has none, or fails: the guesses stand."""
+    operation's parameters, body, responses and security requirements (its own, else its
+    document's) by (path, method), and the components they refer to, in OpenAPI 3.1. None
+    where it has none; where it fails, none, and a note why."""
     operations, components = {}, {}  # type: Dict[Tuple[str, str], Any], Dict[str, Any]
     try:
         for spec in _library_specs(app):
+            if _deeper_than(spec, _DEEPEST_FRAGMENT):
+                raise _Unreadable("is nested more than {} levels deep".format(_DEEPEST_FRAGMENT))
             if str(spec.get("openapi", "")).startswith("3.0"):
                 spec = _in_3_1(spec)
             components = _deep_merged(components, spec.get("components") or {})
             for path, item in (spec.get("paths") or {}).items():
                 for method, operation in item.items():
-                    if method.upper() in _OPERATION_METHODS:
+                    if method.upper() in _OPERATION_METHODS or method == "query":
                         operation = {key: operation[key] for key in (
-                            "parameters", "requestBody", "responses") if key in operation}
-                        operations[path, method] = _deep_merged(  # the path's parameters too
-                            {"parameters": item.get("parameters") or []}, operation)
-    except Exception:  # a library's trouble must not cost the app its document
+                            "parameters", "requestBody", "responses", "security")
+                            if key in operation}
+                        if "security" in spec:  # its document's, for its own operations
+                            operation.setdefault("security", spec["security"])
+                        operations[path, method] = _form_data_in_body(_deep_merged(
+                            {"parameters": item.get("parameters") or []}, operation), spec)
+    except Exception as exc:  # a library's trouble must not cost the app its document
+        library = "flask-smorest" if app.extensions.get("flask-smorest") else "APIFlask"
+        why = str(exc) if isinstance(exc, _Unreadable) else "could not be read ({})".format(
+            type(exc).__name__)
+        app.logger.warning("The OpenAPI document leaves out %s's, which %s", library, why,
+                           exc_info=not isinstance(exc, _Unreadable))
+        notes[None] = "{}'s description of this API {}, so this form is built from the " \
+                      "data.".format(library, why)
         return {}, {}
     return operations, components
 
@@ -2667,16 +3372,82 @@ def _library_specs(app: Flask) -> List[Dict[str, Any]]:
     apis = app.extensions.get("flask-smorest", {}).get("apis", {})
     specs = [api["ext_obj"].spec.to_dict() for api in apis.values()]
     if isinstance(getattr(type(app), "spec", None), property):  # APIFlask's, built anew
-        with app.app_context():
-            specs.append(app.spec)  # type: ignore[attr-defined]
+        # It keeps what it serves at its own URL (servers from the Host of the request that
+        # made it): ours, built anew here, must not replace that.
+        served = getattr(app, "_spec", None)
+        try:
+            with app.app_context():
+                specs.append(app.spec)  # type: ignore[attr-defined]
+        finally:
+            app._spec = served  # type: ignore[attr-defined]
     return [spec for spec in specs if isinstance(spec, dict)]  # not APIFlask's YAML
+
+
+# Where OpenAPI 3 has parameters: not 2.0's "formData" and "body", which it sends as the body.
+_PARAMETER_PLACES = frozenset(["query", "header", "path", "cookie"])
+_FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
+
+
+def _form_data_in_body(operation: Dict[str, Any], spec: Dict[str, Any]) -> Dict[str, Any]:
+    """A library's operation with OpenAPI 2.0's ``in: formData`` parameters (flask-smorest
+    writes them for ``location="form"`` beside ``"files"``) as fields of its form body, which
+    is where clients send them and the view reads them. Beside a JSON body, which cannot carry
+    them, they are left out, as are parameters of any other place 3.x lacks (``in: body``)."""
+    parameters = operation.get("parameters") or []
+    kept = [parameter for parameter in parameters if not isinstance(parameter, dict)
+            or "$ref" in parameter or parameter.get("in") in _PARAMETER_PLACES]
+    if len(kept) == len(parameters):
+        return operation
+    fields = [parameter for parameter in parameters if isinstance(parameter, dict)
+              and parameter.get("in") == "formData" and isinstance(parameter.get("name"), str)]
+    operation = dict(operation, parameters=kept)
+    if fields:
+        operation["requestBody"] = _with_fields(operation.get("requestBody"), fields, spec)
+    return operation
+
+
+def _with_fields(body: Any, fields: List[Dict[str, Any]], spec: Dict[str, Any]) -> Any:
+    """A request body whose form types' schemas have these formData parameters as fields too;
+    a form body of them where there was no body."""
+    properties = {field["name"]: dict(field.get("schema") or {}, **{
+        key: field[key] for key in ("description", "deprecated") if key in field})
+        for field in fields}
+    required = [field["name"] for field in fields if field.get("required") is True]
+    if body is None:
+        files = any(schema.get("format") == "binary" for schema in properties.values())
+        body = {"content": {_FORM_TYPES[0 if files else 1]: {}}, "required": bool(required)}
+    content = body.get("content") if isinstance(body, dict) else None
+    if not isinstance(content, dict) or not any(name in content for name in _FORM_TYPES):
+        return body  # none of form type: the fields are left out
+    content = dict(content)
+    for name in _FORM_TYPES:
+        if isinstance(content.get(name), dict):
+            schema = _with_properties(content[name].get("schema"), properties, required, spec)
+            content[name] = dict(content[name], schema=schema)
+    return dict(body, content=content)
+
+
+def _with_properties(schema: Any, properties: Dict[str, Any], required: List[str],
+                     spec: Dict[str, Any]) -> Dict[str, Any]:
+    """An object schema with these properties added (a ``$ref``'s target copied: the
+    component stays as written, for the other operations that may use it)."""
+    schema = schema or {"type": "object"}
+    if isinstance(schema.get("$ref"), str):
+        schema = dict(_target(schema["$ref"], spec), **{
+            key: value for key, value in schema.items() if key != "$ref"})
+    needed = list(schema.get("required") or [])
+    needed += [name for name in required if name not in needed]
+    schema = dict(schema, properties=dict(schema.get("properties") or {}, **properties))
+    if needed:
+        schema["required"] = needed
+    return schema
 
 
 # Where a 3.0 document holds schemas: keys whose value is one (or a list of them), and keys
 # whose value maps names to them. Examples, defaults and enums are data, left as they are.
 _SCHEMA_KEYS = frozenset(["schema", "items", "additionalProperties", "not", "allOf", "anyOf",
                           "oneOf"])
-_SCHEMA_MAPS = frozenset(["properties", "schemas"])
+_SCHEMA_MAPS = frozenset(["properties", "patternProperties", "$defs", "schemas"])
 _DATA_KEYS = frozenset(["example", "examples", "default", "enum", "const"])
 
 
@@ -2709,58 +3480,122 @@ def _schema_3_1(schema: Dict[str, Any]) -> Dict[str, Any]:
     return schema
 
 
-#: A request body's schema that the page's form is built from has at most this many nodes,
-#: and ``$ref``s at most this deep: a bigger one gets the form from the data. A ``$ref`` back
-#: into itself (a tree's children) is cut there, and becomes a box of JSON.
+#: A request body's schema that the page's form is built from has at most this many parts
+#: (each key and each array item counts, an enum's values too) and nests objects and arrays
+#: at most this many levels deep, ``$ref``s resolved; past either, the form comes from the
+#: data and says why. A ``$ref`` back into itself (a tree's children), or more than
+#: `_DEEPEST_REF` deep, is cut there, and becomes a box of JSON.
 _MOST_SCHEMA_NODES = 5000
+_DEEPEST_SCHEMA = 64
 _DEEPEST_REF = 16
 
 
 def _operation_schemas(app: Flask, rule: Any, allowed: List[str]) -> Dict[str, Any]:
-    """For each body method of the rule, its operation's body schema that has fields: the
-    JSON one, else a form type's. A document that cannot be read gives none."""
-    found = {}  # type: Dict[str, Any]
+    """For each body method of the rule, what its form comes from: ``{"content": [media
+    types], "schema": schema}``, its operation's body schema that has fields, the JSON one
+    else a form type's; or ``{"content": [...], "fallback": sentence}``, why there is none
+    where something stood in the way. Nothing for a body without fields."""
+    methods = [method for method in ("POST", "PUT", "PATCH") if method in allowed]
     try:
-        document = openapi_document(app)
-        item = document["paths"].get(_path(rule)[0]) or {}
-        for method in [method for method in ("POST", "PUT", "PATCH") if method in allowed]:
-            body = (item.get(method.lower()) or {}).get("requestBody")
-            content = (_resolved(body, document, (), [_MOST_SCHEMA_NODES]) or {}).get(
-                "content") or {}
-            schemas = [content[name].get("schema") for name in sorted(content, key=lambda name: (
-                "json" not in name, name != "multipart/form-data"))]
-            schemas = [schema for schema in schemas if isinstance(schema, dict) and isinstance(
-                schema.get("properties"), dict) and schema["properties"]]
-            if schemas:
-                found[method] = {"content": list(content), "schema": schemas[0]}
-    except Exception:  # a library's or a fragment's broken document: the form from the data
-        return {}
+        _, document, notes = _built(app)
+    except Exception as exc:  # not a 500 for the page, whose data stands on its own
+        why = "The app's OpenAPI document could not be built ({}), so this form is built " \
+              "from the data.".format(type(exc).__name__)
+        return {method: {"content": [], "fallback": why} for method in methods}
+    path = _path(rule)[0]
+    item = document["paths"].get(path) or {}
+    found = {}  # type: Dict[str, Any]
+    for method in methods:
+        form = _body_form(document, item.get(method.lower()),
+                          notes.get((path, method)) or notes.get(None))
+        if form:
+            found[method] = form
     return found
 
 
+def _body_form(document: Dict[str, Any], operation: Any, note: Optional[str]
+               ) -> Optional[Dict[str, Any]]:
+    """What one operation's form comes from (see `_operation_schemas`): its schema, or why
+    not (``note``: why the document left out what described it)."""
+    content = {}  # type: Any
+    try:
+        body = operation.get("requestBody") if isinstance(operation, dict) else None
+        if isinstance(body, dict) and isinstance(body.get("$ref"), str):
+            body = _target(body["$ref"], document)
+        content = (body or {}).get("content") or {}
+        for name in sorted(content, key=lambda name: (
+                "json" not in name, name != "multipart/form-data")):
+            schema = _resolved(content[name].get("schema"), document, (), [_MOST_SCHEMA_NODES])
+            if _has_fields(schema):
+                return {"content": list(content), "schema": schema}
+    except _Unreadable as exc:
+        note = "The request body's schema {}, so this form is built from the data.".format(exc)
+    except Exception as exc:  # a library's or a fragment's document of another shape
+        note = "The request body's description could not be read ({}), so this form is " \
+               "built from the data.".format(type(exc).__name__)
+    if not note:
+        return None
+    return {"content": [str(name) for name in content] if isinstance(content, dict) else [],
+            "fallback": note}
+
+
+def _has_fields(schema: Any) -> bool:
+    """Whether a schema gives a form fields: its properties, or those of a member of its
+    ``allOf``, ``anyOf`` or ``oneOf`` (a library's wrapper, or a choice of shapes)."""
+    if not isinstance(schema, dict):
+        return False
+    if isinstance(schema.get("properties"), dict) and schema["properties"]:
+        return True
+    return any(_has_fields(member) for key in ("allOf", "anyOf", "oneOf")
+               if isinstance(schema.get(key), list) for member in schema[key])
+
+
 def _resolved(value: Any, document: Dict[str, Any], refs: Tuple[str, ...],
-              budget: List[int]) -> Any:
-    """A copy of part of the document with each local ``$ref`` replaced by what it points at
-    (its other keys kept), cut where `_MOST_SCHEMA_NODES` and `_DEEPEST_REF` say."""
+              budget: List[int], depth: int = 0, kind: str = "schema") -> Any:
+    """A copy of a schema with each local ``$ref`` replaced by what it points at (its other
+    keys kept), every part counted into ``budget`` and bounded as `_MOST_SCHEMA_NODES`,
+    `_DEEPEST_SCHEMA` and `_DEEPEST_REF` say. ``kind``: "schema"; "names", a map of
+    schemas by name (``properties``); or "data" (an enum, a default), copied unresolved."""
     budget[0] -= 1
     if budget[0] < 0:
-        raise ValueError("a schema too big for the page's form")
-    if isinstance(value, list):
-        return [_resolved(item, document, refs, budget) for item in value]
-    if not isinstance(value, dict):
+        raise _Unreadable("has more than {:,} parts".format(_MOST_SCHEMA_NODES))
+    if not isinstance(value, (dict, list)):
         return value
+    if depth >= _DEEPEST_SCHEMA:
+        raise _Unreadable("is nested more than {} levels deep".format(_DEEPEST_SCHEMA))
+    if isinstance(value, list):
+        return [_resolved(item, document, refs, budget, depth + 1, kind) for item in value]
     ref = value.get("$ref")
-    if isinstance(ref, str):
+    if isinstance(ref, str) and kind != "data":
         if ref in refs or len(refs) >= _DEEPEST_REF or not ref.startswith("#/"):
             return {}
-        target = document  # type: Any
+        budget[0] += 1  # what it points at takes its place, and is counted itself
+        siblings = {key: below for key, below in value.items() if key != "$ref"}
+        return _resolved(dict(_target(ref, document), **siblings), document, refs + (ref,),
+                         budget, depth, kind)
+    return {key: _resolved(below, document, refs, budget, depth + 1, _kind_below(kind, key))
+            for key, below in value.items()}
+
+
+def _kind_below(kind: str, key: str) -> str:
+    """What the value of ``key`` is, in a dict of this kind (see `_resolved`): in data, data;
+    in a map by name, a schema; in a schema, as its keyword says."""
+    if kind != "schema":
+        return "data" if kind == "data" else "schema"
+    return "data" if key in _DATA_KEYS else "names" if key in _SCHEMA_MAPS else "schema"
+
+
+def _target(ref: str, document: Any) -> Any:
+    """What a local ``$ref`` ("#/components/schemas/Pet") points at in the document."""
+    target = document
+    try:
         for part in ref[2:].split("/"):
             part = part.replace("~1", "/").replace("~0", "~")
             target = target[int(part)] if isinstance(target, list) else target[part]
-        siblings = {key: below for key, below in value.items() if key != "$ref"}
-        return _resolved(dict(target, **siblings), document, refs + (ref,), budget)
-    return {key: below if key in _DATA_KEYS else _resolved(below, document, refs, budget)
-            for key, below in value.items()}
+    except (LookupError, TypeError, ValueError):
+        raise _Unreadable("refers to {}, which the document does not have".format(
+            ref if len(ref) <= 100 else ref[:99] + "\u2026")) from None
+    return target
 
 
 def set_openapi(fragment: Dict[str, Any]) -> Any:
@@ -2787,7 +3622,8 @@ def _is_document_request(app: Flask, req: Request) -> bool:
 
 def _openapi_response(app: Flask) -> Response:
     """This app's OpenAPI document, as JSON; browsers get the page, as for any JSON."""
-    return app.response_class(json.dumps(openapi_document(app)), mimetype="application/json")
+    return app.response_class(json.dumps(openapi_document(app), default=str),  # a fragment's
+                              mimetype="application/json")  # date, as its text
 
 
 def _add_openapi_command(app: Flask) -> None:
@@ -2798,7 +3634,373 @@ def _add_openapi_command(app: Flask) -> None:
         @app.cli.command("openapi")
         def print_openapi() -> None:
             """Print the app's OpenAPI document."""
-            click.echo(json.dumps(openapi_document(app), indent=2))
+            click.echo(json.dumps(openapi_document(app), indent=2, default=str))
+
+
+# ---------------------------------------------------------------------------
+# Signing in: what the API asks for, from its document and its 401s, for the page
+# ---------------------------------------------------------------------------
+# Called from outside this section only through: BrowsableAPIRenderer.get_auth (_auth_offer)
+# and response_headers (_AUTH_KEY, _with_auth_origins), and _send_page (_write_late_challenges).
+#
+# What the page's sign-in reads is one JSON block, <script type="application/json"
+# id="api-auth">, written as the schemas' is (`_script_json`) and only where there is
+# something to offer: a scheme in the document, or a challenge in the response. Its shape,
+# which the page's script is built against:
+#
+#   {"schemes": {name: scheme, ...},
+#       each of the document's components.securitySchemes, its $ref resolved, with only the
+#       keys type, scheme, bearerFormat, in, name, description, flows and openIdConnectUrl,
+#       each of the type OpenAPI gives it (others left out). "flows" holds only implicit,
+#       password, clientCredentials and authorizationCode, each with only authorizationUrl,
+#       tokenUrl, refreshUrl (strings) and scopes ({scope: description}). A URL is kept
+#       only if it is http(s) on a plain origin (no user, no quote, space or "\\"), or a
+#       relative reference, which is resolved here against the app's root (OpenAPI's
+#       default server, "/") into a path on the page's own origin; any other is left out.
+#    "operations": {METHOD: [requirement, ...], ...},
+#       for each of the page's allowed methods the document has an operation for (HEAD:
+#       GET's), its security requirements as OpenAPI writes them: each {scheme name:
+#       [scope, ...]}, all of one needed; any one requirement will do; [] none needed; a {}
+#       among them, signing in is optional. The operation's own ``security``, else the
+#       document's, else []. A method the document does not describe is not there.
+#    "challenges": [{"scheme": "Bearer", "token68": null, "params": {"realm": "api"}}, ...],
+#       the response's WWW-Authenticate challenges in order (RFC 9110, 11.6.1): the scheme
+#       as sent (compare it without case), a token68 (a string) or auth-params (names in
+#       lower case, values unquoted), never both. Basic's charset (RFC 7617) is kept only
+#       as "UTF-8", Bearer's error_uri (RFC 6750) only as an absolute http(s) URL.
+#    "origins": ["https://auth.example", ...]}
+#       the origins the page may send a credential-bearing request to besides its own:
+#       each flow's tokenUrl and refreshUrl's, and each openIdConnectUrl's, from the
+#       document only (absolute URLs only; a relative one is the page's own origin). The
+#       page's CSP lets its script reach exactly these (connect-src 'self' and them).
+#
+# The document's part is made once per rule and document, as the form's schemas are; the
+# challenges are read per response, of the page only: JSON clients pay nothing for any of it.
+
+#: A scheme's keys and flows that the page reads, and the URLs among them.
+_SCHEME_KEYS = ("type", "scheme", "bearerFormat", "in", "name", "description", "openIdConnectUrl")
+_FLOW_NAMES = ("implicit", "password", "clientCredentials", "authorizationCode")
+_FLOW_URLS = ("authorizationUrl", "tokenUrl", "refreshUrl")
+#: Bounds on what the block holds, whatever the document says: a scheme's scopes, the
+#: schemes, an operation's requirements, and the origins (each is in every page's header).
+_MOST_SCOPES = 256
+_MOST_SCHEMES = 64
+_MOST_REQUIREMENTS = 64
+_MOST_ORIGINS = 8
+#: A plain http(s) origin, lower case: a DNS name or an IP address, and a port.
+_PLAIN_ORIGIN = re.compile(r"https?://(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+                           r"(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?"
+                           r"|\[[0-9a-f:.]{2,45}\])(?::[0-9]{1,5})?\Z")
+_AUTH_KEY = "flask_api.auth"  # in a page's environ: its offer, for a challenge added late
+
+
+class _DocumentAuth(typing.NamedTuple):
+    """What the app's document asks for, read once per document."""
+
+    routes: Any  # the `_Routes` the document was built from: rebuilt when they change
+    document: Dict[str, Any]
+    origins: Tuple[str, ...]  # the block's "origins", and the CSP's connect-src
+    offers: Dict[Any, Any]  # (rule, methods, script root): its `_AuthOffer`
+
+
+class _AuthOffer(dict):
+    """The block's document part for one rule (no challenges), with its JSON written once."""
+
+    def __init__(self, offer: Dict[str, Any]) -> None:
+        super().__init__(offer)
+        self.script = _script_json(offer) if _offers(offer) else None
+
+
+def _offers(offer: Dict[str, Any]) -> bool:
+    """Whether there is something to sign in with: a scheme, or a challenge."""
+    return bool(offer and (offer.get("schemes") or offer.get("challenges")))
+
+
+def _auth_offer(app: Flask, rule: Any, allowed: List[str], headers: Any,
+                root: str) -> Dict[str, Any]:
+    """The block for a page (see above): the rule's, with this response's challenges;
+    ``root``: the request's script root, which a relative URL is a path from."""
+    known = _document_auth(app)
+    key = (id(rule), tuple(allowed), root)  # None (a page no rule takes) too
+    offer = known.offers.get(key)
+    if offer is None:
+        offer = known.offers[key] = _rule_offer(known, rule, allowed, root)
+    challenges = _challenges(headers)
+    return dict(offer, challenges=challenges) if challenges else offer
+
+
+def _document_auth(app: Flask) -> _DocumentAuth:
+    """What the document asks for, read again when it is built again; nothing (and a
+    warning in the log) where it cannot be built, as the page's form says of its schemas."""
+    routes = app.extensions.get("flask_api_routes") or _described_routes(app)
+    known = app.extensions.get("flask_api_auth")  # type: Optional[_DocumentAuth]
+    if known is None or known.routes is not routes:
+        try:
+            routes, document, _ = _built(app)
+            origins = _origins(_offered_schemes(document, "/"))
+        except Exception as exc:  # not a 500 for the page, which stands without sign-in
+            app.logger.warning("The page offers no sign-in: the OpenAPI document could not "
+                               "be read (%s)", type(exc).__name__)
+            document, origins = {"paths": {}}, ()
+        known = app.extensions["flask_api_auth"] = _DocumentAuth(routes, document, origins, {})
+    return known
+
+
+def _rule_offer(known: _DocumentAuth, rule: Any, allowed: List[str], root: str) -> _AuthOffer:
+    """The block's document part for a rule (None: a page no rule takes) and methods."""
+    try:
+        schemes = _offered_schemes(known.document, root + "/")
+        operations = _operations_security(known.document, rule, allowed) if rule else {}
+    except Exception:  # a document of another shape: the challenges alone
+        schemes, operations = {}, {}
+    return _AuthOffer({"schemes": schemes, "operations": operations, "challenges": [],
+                       "origins": list(known.origins)})
+
+
+def _offered_schemes(document: Dict[str, Any], root: str) -> Dict[str, Any]:
+    """The document's security schemes as the page gets them (see above)."""
+    components = document.get("components")
+    schemes = components.get("securitySchemes") if isinstance(components, dict) else None
+    offered = {}  # type: Dict[str, Any]
+    for name, scheme in list(schemes.items() if isinstance(schemes, dict) else ())[
+            :_MOST_SCHEMES]:
+        with contextlib.suppress(_Unreadable):
+            found = _offered_scheme(_dereferenced(scheme, document), root)
+            if found is not None and isinstance(name, str):
+                offered[name] = found
+    return offered
+
+
+def _dereferenced(value: Any, document: Dict[str, Any]) -> Any:
+    """What a ``$ref`` (to a ``$ref``, ...) points at; a loop or a remote one, nothing."""
+    for _ in range(_DEEPEST_REF):
+        ref = value.get("$ref") if isinstance(value, dict) else None
+        if not isinstance(ref, str):
+            return value
+        if not ref.startswith("#/"):
+            return None
+        value = _target(ref, document)
+    return None
+
+
+def _offered_scheme(scheme: Any, root: str) -> Optional[Dict[str, Any]]:
+    """A Security Scheme Object with the keys the page reads, of their types; its URLs
+    kept as `_web_url` allows them. None for what is not one."""
+    if not isinstance(scheme, dict) or not isinstance(scheme.get("type"), str):
+        return None
+    offered = {key: scheme[key] for key in _SCHEME_KEYS
+               if isinstance(scheme.get(key), str)}  # type: Dict[str, Any]
+    if "openIdConnectUrl" in offered:
+        url = _web_url(offered.pop("openIdConnectUrl"), root)
+        if url:
+            offered["openIdConnectUrl"] = url
+    flows = scheme.get("flows")
+    if isinstance(flows, dict):
+        offered["flows"] = {name: _offered_flow(flow, root) for name, flow in flows.items()
+                            if name in _FLOW_NAMES and isinstance(flow, dict)}
+    return offered
+
+
+def _offered_flow(flow: Dict[str, Any], root: str) -> Dict[str, Any]:
+    """An OAuth Flow Object: its URLs that `_web_url` allows, and its scopes."""
+    offered = {}  # type: Dict[str, Any]
+    for key in _FLOW_URLS:
+        url = _web_url(flow[key], root) if isinstance(flow.get(key), str) else None
+        if url:
+            offered[key] = url
+    scopes = flow.get("scopes")
+    if isinstance(scopes, dict):
+        offered["scopes"] = {scope: text for scope, text in list(scopes.items())[:_MOST_SCOPES]
+                             if isinstance(scope, str) and isinstance(text, str)}
+    return offered
+
+
+def _web_url(url: str, root: str) -> Optional[str]:
+    """An http(s) URL on a plain origin as it is, or a relative reference as a path from
+    ``root`` on the page's origin; None for any other (``javascript:``, ``//host``, a quote)."""
+    if not _SAFE_TARGET.match(url) or url.startswith("//"):
+        return None
+    if url.startswith(("http://", "https://")):
+        return url if _origin(url) else None
+    return urljoin(root, url)
+
+
+def _origin(url: str) -> Optional[str]:
+    """An absolute http(s) URL's origin, if it is a plain one (`_PLAIN_ORIGIN`)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # "https://[::1;x]/": not an IPv6 address
+        return None
+    origin = "{}://{}".format(parts.scheme, parts.netloc).lower()
+    return origin if len(origin) <= 300 and _PLAIN_ORIGIN.match(origin) else None
+
+
+def _origins(schemes: Dict[str, Any]) -> Tuple[str, ...]:
+    """The origins of the schemes' token, refresh and OpenID Connect URLs, the first
+    `_MOST_ORIGINS` of them: a page's header must not grow with its document."""
+    urls = [url for scheme in schemes.values() for url in [scheme.get("openIdConnectUrl")] + [
+        flow.get(key) for flow in (scheme.get("flows") or {}).values()
+        for key in ("tokenUrl", "refreshUrl")]]
+    found = []  # type: List[str]
+    for url in urls:
+        origin = _origin(url) if url and url.startswith(("http://", "https://")) else None
+        if origin and origin not in found:
+            found.append(origin)
+    return tuple(found[:_MOST_ORIGINS])
+
+
+def _operations_security(document: Dict[str, Any], rule: Any,
+                         allowed: List[str]) -> Dict[str, List[Dict[str, List[str]]]]:
+    """Each allowed method's security requirements, as the block has them (see above)."""
+    item = document.get("paths", {}).get(_path(rule)[0])
+    if not isinstance(item, dict):
+        return {}
+    extra = item.get("additionalOperations")
+    default = document.get("security") or []
+    found = {}  # type: Dict[str, List[Dict[str, List[str]]]]
+    for method in allowed:
+        operation = item.get(method.lower()) or (
+            extra.get(method) if isinstance(extra, dict) else None)
+        if method == "HEAD" and operation is None:  # answered by the GET view
+            operation = item.get("get")
+        if isinstance(operation, dict):
+            found[method] = _requirements(operation.get("security", default))
+    return found
+
+
+def _requirements(security: Any) -> List[Dict[str, List[str]]]:
+    """Security requirements as OpenAPI writes them, each {name: [scopes]}; what is not
+    one is left out."""
+    found = []
+    for requirement in security[:_MOST_REQUIREMENTS] if isinstance(security, list) else ():
+        if isinstance(requirement, dict) and all(
+                isinstance(name, str) and isinstance(scopes, list)
+                and all(isinstance(scope, str) for scope in scopes)
+                for name, scopes in requirement.items()):
+            found.append({name: list(scopes) for name, scopes in requirement.items()})
+    return found
+
+
+@functools.lru_cache(maxsize=64)
+def _with_auth_origins(headers: Tuple[Tuple[str, str], ...],
+                       origins: Tuple[str, ...]) -> Tuple[Tuple[str, str], ...]:
+    """The page's headers with these origins in its CSP's connect-src: the template's
+    hashes, computed once, and the document's origins, checked once (`_origins`)."""
+    sources = " ".join(origin for origin in origins if _PLAIN_ORIGIN.match(origin))
+    return tuple((name, value.replace("connect-src 'self';", "connect-src 'self' {};".format(
+        sources), 1) if name == "Content-Security-Policy" and sources else value)
+        for name, value in headers)
+
+
+# RFC 9110, 11.6.1: challenge = auth-scheme [ 1*SP ( token68 / #auth-param ) ], in a list.
+_TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
+_CHALLENGE_SCHEME = re.compile(r"[ \t,]*({})(?=[ \t,]|\Z)".format(_TOKEN))
+_TOKEN68 = re.compile(r"[ \t]+([A-Za-z0-9._~+/-]+=*)[ \t]*(?=,|\Z)")
+_AUTH_PARAM = r'({0})[ \t]*=[ \t]*(?:({0})|"([^"\\]*(?:\\.[^"\\]*)*)")[ \t]*(?=,|\Z)'.format(
+    _TOKEN)
+_FIRST_PARAM = re.compile(r"[ \t]+" + _AUTH_PARAM)
+_NEXT_PARAM = re.compile(r"[ \t]*,[ \t,]*" + _AUTH_PARAM)
+_LIST_GOES_ON = re.compile(r"[ \t]*(?:,|\Z)")
+_QUOTED_PAIR = re.compile(r"\\(.)")
+#: A response's challenges are read from the first this many characters of its
+#: WWW-Authenticate headers, at most this many, of at most this many parameters each: a
+#: header of 100 KB or of 10,000 challenges costs the page little, and shows a few.
+_CHALLENGE_TEXT = 8192
+_MOST_CHALLENGES = 16
+_MOST_PARAMS = 16
+
+
+def _challenges(headers: Any) -> List[Dict[str, Any]]:
+    """The WWW-Authenticate challenges of a response's headers (see above); [] for none,
+    and for what does not parse from where it stops parsing."""
+    if not headers:
+        return []
+    items = headers.items() if isinstance(headers, dict) else headers
+    values = [str(value) for name, value in items if str(name).lower() == "www-authenticate"]
+    if not values:
+        return []
+    text = ", ".join(values)  # one header or several: the same list (RFC 9110, 5.3)
+    found, end = _parsed_challenges(text[:_CHALLENGE_TEXT])
+    if end == _CHALLENGE_TEXT < len(text):
+        found.pop()  # the last one runs to where the text was cut: it may be cut short
+    return [_checked(challenge) for challenge in found]
+
+
+def _parsed_challenges(text: str) -> Tuple[List[Dict[str, Any]], int]:
+    """Each challenge in a WWW-Authenticate value, up to one that does not parse, and
+    where the last one ends."""
+    found, end = [], 0  # type: List[Dict[str, Any]], int
+    while len(found) < _MOST_CHALLENGES:
+        scheme = _CHALLENGE_SCHEME.match(text, end)
+        if scheme is None:  # the end, or what no challenge starts with
+            break
+        challenge = {"scheme": scheme.group(1), "token68": None, "params": {}}  # type: Any
+        token68 = _TOKEN68.match(text, scheme.end())
+        if token68:
+            challenge["token68"], at = token68.group(1), token68.end()
+        else:
+            at = _parsed_params(text, scheme.end(), challenge["params"])
+            if not _LIST_GOES_ON.match(text, at):  # neither a comma nor the end: not one
+                break
+        found.append(challenge)
+        end = at
+    return found, end
+
+
+def _parsed_params(text: str, at: int, params: Dict[str, str]) -> int:
+    """Read a challenge's auth-params from ``at`` into ``params``; where they end. A name
+    given twice keeps its first value (RFC 9110 lets each be given once)."""
+    param = _FIRST_PARAM.match(text, at)
+    while param is not None:
+        name, token, quoted = param.groups()
+        if len(params) < _MOST_PARAMS:
+            params.setdefault(name.lower(), token if quoted is None else _QUOTED_PAIR.sub(
+                r"\1", quoted))
+        at = param.end()
+        param = _NEXT_PARAM.match(text, at)
+    return at
+
+
+def _checked(challenge: Dict[str, Any]) -> Dict[str, Any]:
+    """A challenge with what its scheme's RFC does not allow left out: a Basic charset
+    but "UTF-8" (RFC 7617), a Bearer error_uri that is not an http(s) URL (RFC 6750)."""
+    params, scheme = challenge["params"], challenge["scheme"].lower()
+    if scheme == "basic" and "charset" in params:
+        charset = params.pop("charset")
+        if charset.lower() == "utf-8":
+            params["charset"] = "UTF-8"
+    if scheme == "bearer" and "error_uri" in params and not (
+            params["error_uri"].startswith(("http://", "https://"))
+            and _web_url(params["error_uri"], "/")):
+        del params["error_uri"]
+    return challenge
+
+
+#: The block, as the template writes it, and where a page without one gets it.
+_AUTH_BLOCK = '<script type="application/json" id="api-auth">{}</script>'
+_AUTH_OPENING = _AUTH_BLOCK.split("{}")[0].encode("ascii")
+
+
+def _write_late_challenges(response: Response, late: List[Tuple[str, str]],
+                           environ: Dict[str, Any]) -> None:
+    """A WWW-Authenticate added after the page was rendered (Flask-HTTPAuth's decorator adds
+    it to the response its error handler made): its challenges written into the page's
+    block, or a block added before ``</body>``, unless a hook has compressed the page."""
+    if (_AUTH_KEY not in environ or response.is_streamed or "Content-Encoding" in response.headers
+            or not any(name.lower() == "www-authenticate" for name, _ in late)):
+        return
+    offer = dict(environ[_AUTH_KEY] or {}, challenges=_challenges(response.headers))
+    if not _offers(offer):
+        return
+    block = Markup(_AUTH_BLOCK).format(_script_json(offer)).encode("utf-8")
+    body = response.get_data()
+    start = body.find(_AUTH_OPENING)
+    if start >= 0:
+        end = body.find(b"</script>", start) + len(b"</script>")
+    else:
+        start = end = body.rfind(b"</body>")
+    if start >= 0 and end >= start:
+        response.set_data(body[:start] + block + body[end:])
 
 
 # ---------------------------------------------------------------------------
@@ -2957,13 +4159,14 @@ _PAGE_MARKUP = r"""{% autoescape true %}<!DOCTYPE html>
 {% for name, value in headers %}<span class="key">{{ name }}:</span> {{ value }}
 {% endfor %}{# _LATE_HEADERS #}
 <span class="body">{{ body_html }}
-{%- if stream %}This response is a stream ({{ stream }}); the page shows its items as they
-arrive with JavaScript on. Without it, a page cannot show them as they come:
+{%- if stream %}This response is a stream ({{ stream }}): its items follow the page as they
+arrive, <a href="#api-items">below it</a>; or
 {%- if stream_url %} <a href="{{ stream_url }}">open the raw stream</a>.
 {%- else %} ask for it with an Accept: {{ stream }} header (curl -H).{% endif %}
 {%- endif %}</span></pre>
 {#- Filled by the script: "Copy as curl" for the request behind this response -#}
 <div id="api-curl" class="bar" hidden></div>
+{%- if auth %}<script type="application/json" id="api-auth">{{ auth }}</script>{% endif %}
 
 {% if "POST" in allowed or "PUT" in allowed or "PATCH" in allowed %}
 {%- if schemas %}
@@ -2992,7 +4195,7 @@ arrive with JavaScript on. Without it, a page cannot show them as they come:
 {% endif %}
 {% endblock %}
 </main>
-</body>
+{# _STREAM_ITEMS #}</body>
 </html>
 {% endautoescape %}"""
 
@@ -3099,7 +4302,7 @@ pre.curl { user-select: all; }
 /* The form from the schema: a required field's mark, nested objects and arrays */
 /* "*" seen, not read: the field's required attribute is what is announced */
 label.required::after { content: " *" / ""; color: var(--err); }
-.field > fieldset { margin: .6rem 0 0; }
+.field > fieldset, [data-kind=shapes] > fieldset { margin: .6rem 0 0; }
 .field > .remove { margin: .3rem 0 0; }
 /* Windows high contrast: system colours replace the page's, so what only a colour said (the
    selected tab, the filter's matches) says it with theirs; nothing on the page moves by itself */
@@ -3115,6 +4318,12 @@ label.required::after { content: " *" / ""; color: var(--err); }
 .item { content-visibility: auto; contain-intrinsic-size: auto 4.5em; }
 .item + .item { border-top: 1px solid var(--line); }
 .stream-line.error, .item.error > .key { color: var(--err); }
+/* A stream's items as the server sends them after the page: shown so without JavaScript */
+.stream-items ol { padding-left: 4ch; }
+.stream-items li { font: 14px/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+  white-space: pre-wrap; overflow-wrap: anywhere; }
+.stream-items .key { margin-right: .5ch; }
+.stream-end.error { color: var(--err); }
 """
 
 _PAGE_SCRIPT = r"""
@@ -3135,6 +4344,7 @@ const state = {
   schemas: new WeakMap(),  // a schema form's field: its schema's keywords, for its checks
   times: new WeakMap(),  // a response's {started, firstByte}, from performance.now()
   stream: null,  // the stream shown live: see streamLive()
+  parsed: false,  // this page's tools are built (a stream's page: as its items begin)
 };
 
 // A DOM builder: el("button", {type: "button", onclick: back}, ["Back"]); functions listen.
@@ -3254,7 +4464,11 @@ async function send(method, url, body, type, more = {}, hops = 0) {
   const target = new URL(url, window.location.href);
   // to this site only, checked here whatever CSP the page came with; redirects too, below
   if (target.origin !== window.location.origin) throw new Error("Not this site: " + target);
-  const headers = panelHeaders({"Accept": "text/html", ...more.headers});
+  if (state.stream?.parsing) stopStream();  // after this fetch, its window.stop() would end it
+  // the panel's headers, but not with {bare: true}: a stream of a page that came without them
+  // "fetch": a stream's page read here, which keeps no more than it shows (see streamLive)
+  const headers = Object.assign(more.bare ? {} : panelHeaders(),
+    {"Accept": "text/html", "X-Flask-API-Page": "fetch", ...more.headers});
   const token = document.querySelector("input[name=csrf_token]");
   if (token) headers["X-CSRFToken"] = token.value;
   if (type && !(body instanceof FormData)) headers["Content-Type"] = type;
@@ -3417,18 +4631,14 @@ function queryRow(name, value) {
 // anything else goes in the panel; then focus goes to it (or focusOn) and it is announced.
 async function show(response, focusOn = "pre.response") {
   stopStream();
+  if (response && isStreamPage(response)) return showStreamPage(response, focusOn);
   const bytes = response ? new Uint8Array(await response.arrayBuffer()) : new Uint8Array(0);
-  const text = new TextDecoder().decode(bytes), live = document.getElementById("api-live");
+  const text = new TextDecoder().decode(bytes);
   const times = response && {...state.times.get(response), end: performance.now(),
     bytes: bytes.length};
   document.documentElement.classList.remove("refetch");  // hidden, it could not take focus
-  if (text && isPage(response)) {
-    const page = new DOMParser().parseFromString(text, "text/html");
-    document.title = page.title;
-    document.body.replaceWith(document.adoptNode(page.body));
-    if (live) document.body.append(live);  // a new live region would not be read
-    enhance();
-  } else if (response) {
+  if (text && isPage(response)) swapPage(text);
+  else if (response) {
     const panel = showPanel(state.sent, "HTTP " + response.status + " " + response.statusText,
       !response.ok, response.headers, text ? [text] : [el("span", {class: "hint"},
         ["No content."])]);
@@ -3438,11 +4648,30 @@ async function show(response, focusOn = "pre.response") {
   showResult(focusOn);
 }
 
-// A request's time to first byte, time in all and body size: the timing line after its status.
+// Put a page of this API in this one's place (its body, its title), and build its tools.
+function swapPage(html, fetched) {
+  const page = new DOMParser().parseFromString(html, "text/html");
+  const live = document.getElementById("api-live");
+  document.title = page.title;
+  document.body.replaceWith(document.adoptNode(page.body));
+  if (live) document.body.append(live);  // a new live region would not be read
+  enhance(fetched);
+}
+
+// Show a stream's page as a fetch brings it: the page once it is whole, then its items live.
+async function showStreamPage(response, focusOn) {
+  const reader = response.body.getReader(), parts = streamPageParts(reader);
+  document.documentElement.classList.remove("refetch");
+  swapPage((await parts.next()).value.head, {response, reader, parts});
+  showResult(focusOn);
+}
+
+// A request's time to first byte, time in all and body size (if known): the timing line.
 function timingText(times) {
   const ms = (from, to) => NUMBERS.format(Math.round(to - from)) + " ms";
   return "first byte in " + ms(times.started, times.firstByte) + " \u00b7 " +
-    ms(times.started, times.end) + " in all \u00b7 " + counted(times.bytes, "byte");
+    ms(times.started, times.end) + " in all" +
+    (times.bytes === undefined ? "" : " \u00b7 " + counted(times.bytes, "byte"));
 }
 
 // Put the timing line after the panel's status (the page's own load: its Navigation Timing).
@@ -3455,7 +4684,7 @@ function showTiming(times) {
 function pageTiming() {
   const entry = performance.getEntriesByType("navigation")[0];
   return entry && {started: entry.requestStart || entry.startTime, firstByte: entry.responseStart,
-    end: entry.responseEnd, bytes: entry.encodedBodySize};
+    end: entry.responseEnd, bytes: entry.encodedBodySize, status: entry.responseStatus};
 }
 
 // Focus the result (the response panel, or focusOn), and say its status and size.
@@ -3929,19 +5158,24 @@ function sharedFields(items) {
 }
 
 // The "HTML form" and "Raw" tabs of the request form; the form is the default if it has fields.
+// Where the form does not follow the documented schema, a hint at its head says why.
 function formTabs(model) {
   const content = document.querySelector("form[data-api] textarea[name=_content]");
-  const schema = content && bodySchema(), fields = schema ? null : formFields(model);
-  if (!content || !schema && (!fields || !fields.entries.length ||
-      fields.entries.length > MOST_FIELDS)) return;
-  const fieldset = content.closest("fieldset");
+  if (!content) return;
+  const shown = document.querySelector("pre.response[data-method=GET]:not([data-error])");
+  const {form, why} = formFromSchema(shown ? model : undefined);
+  const fields = form ? null : formFields(model), fieldset = content.closest("fieldset");
+  const hint = why ? [el("p", {class: "hint", id: "api-form-why"}, [why])] : [];
+  if (!form && (!fields || !fields.entries.length || fields.entries.length > MOST_FIELDS)) {
+    fieldset.querySelector("legend").after(...hint);
+    return;
+  }
   const raw = el("div", {id: "api-raw", role: "tabpanel", "aria-label": "Raw"},
     Array.from(fieldset.children).filter((node) => node.tagName !== "LEGEND" &&
       !node.classList.contains("bar")));
-  const shown = document.querySelector("pre.response[data-method=GET]:not([data-error])");
   const panel = el("div", {id: "api-fields", role: "tabpanel", "aria-label": "HTML form"},
-    schema ? [schemaForm(schema, shown ? model : undefined)] : fields.entries.map((member,
-      index) => formField(member[0], member[1], index, fields.blank)));
+    hint.concat(form ? [form] : fields.entries.map((member, index) => formField(member[0],
+      member[1], index, fields.blank))));
   const tabs = el("div", {class: "tabs", role: "tablist", "aria-label": "Edit as",
     onkeydown: (event) => tabKey(tabs, event), onclick: (event) => {
       const tab = event.target.closest("[role=tab]");
@@ -4062,14 +5296,36 @@ function refuse(input, message) {
 
 // ---- The form from the schema: the body the app's OpenAPI document describes, as fields ----
 
-// The described body the form is built from: {method, content: its media types, schema}, or null.
-function bodySchema() {
+// Whatever the schema, the form is built in bounded time and stack, or not at all: no spread of
+// a schema's lists into a call's arguments, no recursion but along a depth that is counted.
+const MOST_DEPTH = 32;  // objects and arrays nested deeper are boxes of JSON; so are groups
+const MOST_CHOICES = 1000;  // an enum of more values is a line of text, checked against them
+const MOST_PREFILLED = 100;  // a list shown with more items is a box of JSON, not fields
+
+// The schema form for the described body, or why there is none ({form} or {why}): the server's
+// sentence (a schema past its limits), or the page's (one past what a form can show).
+function formFromSchema(model) {
   try {
-    const all = parseJSON(document.getElementById("api-schemas").textContent);
-    const [method, found] = all.entries[0], body = keywords(found);  // POST's, else PUT's, ...
-    return keywords(body.schema).properties.entries.length ? {method, schema: body.schema,
-      content: body.content.items.map((type) => type.value), methods: all.entries.length} : null;
-  } catch { return null; }  // none, or not of this shape: the form from the data
+    const found = bodySchema();
+    return found && !found.why ? {form: schemaForm(found, model)} : {why: found?.why};
+  } catch (error) {
+    return {why: error.why || "This page could not make a form of the request body's schema (" +
+      error.message + "), so this form is built from the data."};
+  }
+}
+
+// The described body the form is built from: {method, content: its media types, schema,
+// methods}; {why} where the server sent the reason it has none (its "fallback"); else null.
+function bodySchema() {
+  const block = document.getElementById("api-schemas");
+  const all = block && parseJSON(block.textContent);
+  const [method, found] = all?.type === "object" && all.entries[0] || [];  // POST's, else PUT's
+  const body = keywords(found);
+  if (body.fallback?.type === "string") return {why: body.fallback.value};
+  if (!readSchema(keywords(body.schema)).k.properties?.entries?.length) return null;
+  const content = (body.content?.type === "array" ? body.content.items : []).map((type) =>
+    type.value).filter((type) => typeof type === "string");
+  return {method, schema: body.schema, content, methods: all.entries.length};
 }
 
 // A schema node's keywords by name, each still a node: numbers and data stay whole.
@@ -4077,33 +5333,109 @@ function keywords(node) {
   return node && node.type === "object" ? Object.fromEntries(node.entries) : {};
 }
 
-// A schema's keywords and the kind of field it makes; a type "null" beside another (a type list,
-// or an anyOf or oneOf with it) makes the field nullable.
+// A schema's keywords, the kind of field it makes, whether it may be null, and for an anyOf or
+// oneOf of several objects the keywords of each ("shapes": the field is a choice of them).
 function schemaKind(node) {
-  let k = keywords(node), nullable = false;
-  const union = k.anyOf || k.oneOf;
-  if (union && union.type === "array") {
-    const others = union.items.filter((one) => keywords(one).type?.value !== "null");
-    nullable = others.length < union.items.length;
-    if (others.length === 1) k = {...keywords(others[0]), ...k};
-  }
-  const named = k.type ? (k.type.type === "array" ? k.type.items : [k.type]) : [];
-  const types = named.map((type) => type.value).filter((type) => type !== "null");
-  nullable = nullable || types.length < named.length;
+  const {k, nullable, shapes} = readSchema(keywords(node));
+  if (shapes) return {k, kind: "shapes", nullable, shapes};
+  const [types] = typesOf(k);
   let kind = types.length > 1 ? "json" : types[0] || (k.properties ? "object" : "any");
   if (k.enum?.type === "array" || kind === "boolean") kind = "choice";
   else if (kind === "string" && k.format?.value === "binary") kind = "file";
   else if (kind === "object" && !k.properties?.entries?.length || kind === "array" && !k.items ||
     !["object", "array", "string", "integer", "number", "any"].includes(kind)) kind = "json";
-  return {k, kind, nullable};
+  return {k, kind, nullable, shapes: null};
 }
 
-// The form's top fieldset: the body's fields, marked with the method whose body it is.
+// A schema's keywords read through the wrappers libraries write around one schema: an allOf of
+// it (apispec's 3.0 $ref, a description or readOnly beside it), an anyOf or oneOf of it and null
+// (3.1's nullable; 3.0's, with {"type": "object", "nullable": true} as the null), the wrapper's
+// own keywords winning. `schema`: its keywords (see keywords()). {k, nullable, shapes}: shapes,
+// where an anyOf or oneOf has several objects, their keywords (read through too, `depth` levels
+// down), else null.
+function readSchema(schema, depth = 0) {
+  let k = schema, nullable = false;
+  for (let level = 0; level < MOST_DEPTH; level += 1) {
+    const {allOf, anyOf, oneOf, ...own} = k, union = [anyOf, oneOf].find((list) =>
+      list?.type === "array");
+    const branches = union ? unionBranches(union.items.map(keywords)) : {kept: [], nullable: false};
+    nullable = nullable || typesOf(k)[1] || branches.nullable;
+    const inner = (allOf?.type === "array" ? allOf.items.map(keywords) : []).concat(
+      branches.kept.length === 1 ? branches.kept : []);
+    if (branches.kept.length > 1 && !inner.length) {
+      const found = shapesOf(branches.kept, depth);
+      return {k, nullable: nullable || found.nullable, shapes: found.shapes};
+    }
+    if (branches.kept.length > 1) own[union === anyOf ? "anyOf" : "oneOf"] = union;
+    if (!inner.length) return {k: own, nullable, shapes: null};
+    k = {...mergedKeywords(inner), ...own};
+  }
+  return {k, nullable, shapes: null};
+}
+
+// The non-null types a schema's keywords name, and whether they allow null (a type "null", or
+// 3.0's nullable: true): [types, nullable].
+function typesOf(k) {
+  const named = (k.type?.type === "array" ? k.type.items : k.type ? [k.type] : []).filter(
+    (type) => type.type === "string").map((type) => type.value);
+  const types = named.filter((type) => type !== "null");
+  return [types, types.length < named.length || k.nullable?.text === "true"];
+}
+
+const ONLY_NULL_KEYS = ["type", "nullable", "title", "description"];
+
+// An anyOf's or oneOf's branches that are more than a way to say null ({"type": "null"}, or 3.0's
+// {"type": "object", "nullable": true} beside an object), and whether one allows null.
+function unionBranches(branches) {
+  const onlyNull = (k) => typesOf(k)[1] && Object.keys(k).every((key) =>
+    ONLY_NULL_KEYS.includes(key));
+  const covered = new Set();
+  for (const k of branches.filter((branch) => !onlyNull(branch))) {
+    for (const type of typesOf(k)[0].concat(k.properties ? ["object"] : [])) covered.add(type);
+  }
+  return {kept: branches.filter((k) => !onlyNull(k) || typesOf(k)[0].some((type) =>
+    !covered.has(type))), nullable: branches.some((k) => typesOf(k)[1])};
+}
+
+// Several schemas' keywords as one (an allOf's): properties and required joined, any other
+// keyword the first one's.
+function mergedKeywords(list) {
+  if (list.length === 1) return list[0];
+  const merged = new Map(), properties = [], required = [];
+  for (const k of list) {
+    for (const [key, value] of Object.entries(k)) if (!merged.has(key)) merged.set(key, value);
+    for (const member of k.properties?.type === "object" ? k.properties.entries : []) {
+      properties.push(member);  // one by one: concat() would copy them all for each schema
+    }
+    for (const name of k.required?.type === "array" ? k.required.items : []) required.push(name);
+  }
+  if (properties.length) merged.set("properties", {type: "object", entries: properties});
+  if (required.length) merged.set("required", {type: "array", items: required});
+  return Object.fromEntries(merged);
+}
+
+// The shapes of an anyOf or oneOf of several schemas: {shapes, nullable} where each is an object
+// with fields (a choice of at most MOST_CHOICES), else {shapes: null} (a field of any JSON).
+function shapesOf(branches, depth) {
+  if (branches.length > MOST_CHOICES || depth >= MOST_DEPTH) return {shapes: null, nullable: false};
+  const read = branches.map((k) => readSchema(k, depth + 1));
+  return read.every(({k, shapes}) => !shapes && k.properties?.entries?.length &&
+    typesOf(k)[0].every((type) => type === "object")) ? {shapes: read.map(({k}) => k),
+      nullable: read.some((one) => one.nullable)} : {shapes: null, nullable: false};
+}
+
+// The form's top fieldset: the body's fields, marked with the method whose body it is. Past
+// MOST_FIELDS fields it throws, saying why; once built, "Add an item" adds as many as asked.
 function schemaForm(found, model) {
-  const ids = {count: 0}, many = found.methods > 1 || document.querySelectorAll(
-    "form[data-api] button[name=_method]").length > 1;
+  const ids = {count: 0, most: MOST_FIELDS}, many = found.methods > 1 ||
+    document.querySelectorAll("form[data-api] button[name=_method]").length > 1;
   const root = objectFieldset(many ? found.method + " body, as documented" : "Body, as documented",
-    keywords(found.schema), model, ids);
+    readSchema(keywords(found.schema)).k, model, {ids, depth: 0, blank: false});
+  ids.most = Infinity;
+  for (const type of ["input", "change", "click"]) {  // a click adds or removes an item
+    root.addEventListener(type, () => requireWhereFilled(root));
+  }
+  requireWhereFilled(root);
   root.dataset.root = "";
   root.dataset.required = "";
   root.dataset.content = found.content.join("\n");
@@ -4124,23 +5456,28 @@ function schemaForm(found, model) {
 }
 
 // An object's fields in a fieldset, each prefilled from the value's member of its name.
-function objectFieldset(legend, k, value, ids) {
-  const required = k.required?.type === "array" ? k.required.items.map((name) => name.value) : [];
+function objectFieldset(legend, k, value, context) {
+  const required = new Set(k.required?.type === "array" ? k.required.items.map((name) =>
+    name.value) : []);
   const values = new Map(value && value.type === "object" ? value.entries : []);
-  const fields = k.properties.entries.filter((member) => keywords(member[1]).readOnly?.text !==
-    "true").map((member) => schemaField(member[0], member[1], required.includes(member[0]),
-    values.get(member[0]), ids));
-  return el("fieldset", {"data-kind": "object"}, [el("legend", {}, [legend]), ...fields]);
+  const fieldset = el("fieldset", {"data-kind": "object"}, [el("legend", {}, [legend])]);
+  for (const [name, node] of k.properties.entries) {
+    if (readSchema(keywords(node)).k.readOnly?.text === "true") continue;  // not sent
+    fieldset.append(schemaField(name, node, required.has(name), values.get(name), context));
+  }
+  return fieldset;
 }
 
 // An array's items, each with a button to remove it, and a button to add one.
-function arrayFieldset(name, k, value, ids) {
+function arrayFieldset(name, k, value, context) {
   const items = el("div", {class: "items"}), add = el("button", {type: "button"},
     ["Add an item to " + name]);
+  const added = {...context, blank: false};  // an item is there to be filled in
   let count = 0;
   // One more item, prefilled from a node (undefined: from the items' schema).
   function addItem(node) {
-    const label = name + " " + (count += 1), field = schemaField(label, k.items, true, node, ids);
+    const label = name + " " + (count += 1);
+    const field = schemaField(label, k.items, true, node, added);
     field.append(el("button", {type: "button", class: "remove", onclick: () => {
       field.remove();
       add.focus();
@@ -4156,40 +5493,152 @@ function arrayFieldset(name, k, value, ids) {
 }
 
 // A field for a schema, labelled, its checks and hint from the schema; prefilled from the value
-// shown, else the schema's default or first example.
-function schemaField(name, node, required, value, ids) {
-  const {k, kind, nullable} = schemaKind(node);
-  const id = "api-schema-" + (ids.count += 1);
-  const initial = value || k.default || (k.examples?.type === "array" ? k.examples.items[0] : null);
-  const parts = [];
-  let slot;
-  if (kind === "object") slot = objectFieldset(name, k, initial, ids);
-  else if (kind === "array") slot = arrayFieldset(name, k, initial, ids);
-  else {
-    slot = schemaInput(id, kind, k, initial);
-    slot.required = required;
-    parts.push(el("label", required ? {for: id, class: "required"} : {for: id}, [name]));
-  }
+// shown, else the schema's default or first example, but not an optional object or list, nor
+// what is in one, that the value does not fill: it starts blank, and is left out while it is.
+// `context`: {ids, depth, blank} of its fieldset.
+function schemaField(name, node, required, value, context) {
+  const id = fieldId(context.ids), {k, kind: read, nullable, shapes} = schemaKind(node);
+  const blank = context.blank || !required && ["object", "array", "shapes"].includes(read);
+  const initial = value || (blank ? null : k.default ||
+    (k.examples?.type === "array" ? k.examples.items[0] : null));
+  const kind = fieldKind(read, initial, context.depth), inner = {ids: context.ids,
+    depth: context.depth + 1, blank: context.blank || !required && !value};
+  const slot = kind === "object" ? objectFieldset(name, k, initial, inner) : kind === "array" ?
+    arrayFieldset(name, k, initial, inner) : kind === "shapes" ? shapesFieldset(id, name, shapes,
+      required, initial, inner) : schemaInput(id, kind, k, initial);
   Object.assign(slot.dataset, {kind, key: name}, required ? {required: ""} : {});
+  if (kind === "array" && value?.type === "array") slot.dataset.shown = "";  // emptied: sent []
   state.schemas.set(slot, k);
-  parts.push(slot);
-  const hint = schemaHint(k, kind);
+  const parts = slot.matches("fieldset") ? [slot] : [el("label", required ? {for: id,
+    class: "required"} : {for: id}, [name]), slot];
+  const hint = schemaHint(k, kind, required);
   if (hint) {
     parts.push(el("p", {class: "hint", id: id + "-hint"}, [hint]));
     slot.setAttribute("aria-describedby", id + "-hint");
   }
-  if (nullable && kind !== "file") parts.push(nullBox(slot, initial?.type === "null"));
+  const nullChoice = kind === "choice" && k.enum?.items?.some((one) => one.type === "null");
+  if (nullable && kind !== "file" && !nullChoice) {  // an enum with null has its own choice
+    parts.push(nullBox(slot, initial?.type === "null"));
+  }
   return el("div", {class: "field " + kind, "data-name": name}, parts);
 }
 
-// The control for a value: a select of its choices, a file input, a box of JSON, or a line of text.
+// The next field's id; past the form's most fields (while it is built), an error saying so.
+function fieldId(ids) {
+  if ((ids.count += 1) > ids.most) {
+    throw Object.assign(new RangeError("too many fields"), {why: "The request body's schema has " +
+      "more than " + NUMBERS.format(ids.most) + " fields, so this form is built from the data."});
+  }
+  return "api-schema-" + ids.count;
+}
+
+// The kind of field a value gets: a box of JSON for an object or array nested past MOST_DEPTH,
+// or a list shown with more than MOST_PREFILLED items; else the kind its schema says.
+function fieldKind(read, initial, depth) {
+  const deep = ["object", "array", "shapes"].includes(read) && depth >= MOST_DEPTH;
+  const long = read === "array" && initial?.type === "array" &&
+    initial.items.length > MOST_PREFILLED;
+  return deep || long ? "json" : read;
+}
+
+// The browser's own checks of a required field hold only where it will be sent: in an optional
+// object once something in it is filled in, for an optional object left blank is left out.
+function requireWhereFilled(root) {
+  const filled = new Map();  // an optional fieldset's filledIn(), found once a pass
+  for (const slot of root.querySelectorAll(":is(input, select, textarea)[data-required]")) {
+    let wanted = true;
+    for (let box = slot.parentElement.closest("fieldset"); wanted && box && box !== root;
+      box = box.parentElement.closest("fieldset")) {
+      if (box.hasAttribute("data-required")) continue;
+      if (!filled.has(box)) filled.set(box, filledIn(box));
+      wanted = filled.get(box);
+    }
+    slot.required = wanted;
+  }
+}
+
+// Whether anything in a fieldset is filled in: a value, a choice, a file, a null box, an item.
+function filledIn(fieldset) {
+  for (const control of fieldset.querySelectorAll("input, select, textarea")) {
+    if (control.type === "checkbox" ? control.checked : control.type === "file" ?
+      control.files.length > 0 : control.value !== "") return true;
+  }
+  return fieldset.querySelector(".items > .field") !== null;
+}
+
+// A choice of shape for a value that may be one of several objects, then the chosen one's fields:
+// at first the shape the value shown fits best, if there is one.
+function shapesFieldset(id, name, shapes, required, value, context) {
+  const labels = shapes.map(shapeLabel);
+  const select = el("select", {id}, [el("option", {value: ""}, ["(none)"])]);
+  labels.forEach((label, index) => select.append(el("option", {value: String(index)}, [label])));
+  if (required) select.dataset.required = "";
+  const fieldset = el("fieldset", {"data-kind": "shapes"}, [el("legend", {}, [name]),
+    el("div", {class: "field choice"}, [el("label", required ? {for: id, class: "required"} :
+      {for: id}, ["Shape of " + name]), select])]);
+  // The chosen shape's fields in place of the last one's, prefilled from a value.
+  function showChosen(node) {
+    fieldset.querySelector(":scope > [data-kind=object]")?.remove();
+    if (!select.value) return;
+    const chosen = objectFieldset(labels[select.value], shapes[select.value], node,
+      {...context, blank: false});  // chosen to be filled in
+    chosen.dataset.required = "";  // a shape chosen is sent, if only as {}
+    fieldset.append(chosen);
+  }
+  select.addEventListener("change", () => showChosen());
+  select.value = bestShape(shapes, value);
+  showChosen(value);
+  return fieldset;
+}
+
+// A shape's name in the choice: its title, else the values it fixes ("kind: cat"), else its fields.
+function shapeLabel(k, index) {
+  if (k.title?.type === "string") return k.title.value;
+  const fixed = [], names = [];
+  for (const [name, node] of k.properties.entries) {
+    const value = fixedValue(keywords(node));
+    if (value) fixed.push(name + ": " + (value.type === "string" ? value.value : writeJSON(value)));
+    names.push(name);
+  }
+  return (index + 1) + ". " + (fixed.length ? fixed : names.slice(0, 4).concat(names.length > 4 ?
+    ["\u2026"] : [])).join(", ");
+}
+
+// The one value a schema allows: its const, or an enum of one; else undefined.
+function fixedValue(k) {
+  return k.const || (k.enum?.type === "array" && k.enum.items.length === 1 ? k.enum.items[0] :
+    undefined);
+}
+
+// Which shape a value fits best, as the select's value ("" for no value): its fixed values met,
+// then the most of its members among the shape's fields, the fewest not.
+function bestShape(shapes, value) {
+  if (value?.type !== "object") return "";
+  let best = "", most = -Infinity;
+  shapes.forEach((k, index) => {
+    const fields = new Map(k.properties.entries);
+    let fit = 0;
+    for (const [name, member] of value.entries) {
+      const fixed = fields.has(name) ? fixedValue(keywords(fields.get(name))) : undefined;
+      fit += !fields.has(name) ? -1 : !fixed ? 1 : writeJSON(fixed, "") === writeJSON(member, "") ?
+        MOST_FIELDS : -MOST_FIELDS;
+    }
+    if (fit > most) [best, most] = [String(index), fit];
+  });
+  return best;
+}
+
+// The control for a value: a select of its choices (a line of text where they are more than
+// MOST_CHOICES), a file input, a box of JSON, or a line of text.
 function schemaInput(id, kind, k, initial) {
-  if (kind === "choice") {
-    const choices = k.enum?.type === "array" ? k.enum.items : ["true", "false"].map((text) =>
-      ({type: "boolean", text}));
-    const select = el("select", {id}, [el("option", {value: ""}, ["(none)"]), ...choices.map(
-      (node) => el("option", {value: writeJSON(node, "")}, [node.type === "string" ? node.value :
-        writeJSON(node, "")]))]);
+  const choices = k.enum?.type === "array" ? k.enum.items : ["true", "false"].map((text) =>
+    ({type: "boolean", text}));
+  if (kind === "choice" && choices.length <= MOST_CHOICES) {
+    const select = el("select", {id}, [el("option", {value: ""}, ["(none)"])]);
+    for (const node of choices) {
+      select.append(el("option", {value: writeJSON(node, "")}, [node.type === "string" ?
+        node.value : writeJSON(node, "")]));
+    }
     select.value = initial ? writeJSON(initial, "") : "";
     return select;
   }
@@ -4207,6 +5656,17 @@ function schemaInput(id, kind, k, initial) {
   return box;
 }
 
+// The JSON of the value a line of text names among an enum's: a string as it is, another value as
+// its JSON; undefined for none of them.
+function enumValue(choices, text) {
+  for (const node of choices) {
+    if (node.type === "string" ? node.value === text : writeJSON(node, "") === text.trim()) {
+      return writeJSON(node, "");
+    }
+  }
+  return undefined;
+}
+
 // Whether a text is JSON.
 function isJSON(text) {
   try { return Boolean(parseJSON(text)); } catch { return false; }
@@ -4216,8 +5676,9 @@ function isJSON(text) {
 const NUMBER_BOUNDS = [["minimum", [0, 1, "at least "]], ["maximum", [-1, 0, "at most "]],
   ["exclusiveMinimum", [1, 1, "more than "]], ["exclusiveMaximum", [-1, -1, "less than "]]];
 
-// What a field takes, said beside it: the schema's description, then its rules.
-function schemaHint(k, kind) {
+// What a field takes, said beside it: the schema's description, then its rules; of an optional
+// object, that it is left out while blank.
+function schemaHint(k, kind, required) {
   const rules = [];
   if (kind === "integer" || kind === "number") {
     rules.push(kind === "integer" ? "A whole number" : "A number");
@@ -4226,10 +5687,16 @@ function schemaHint(k, kind) {
     }
   }
   if (kind === "any") rules.push("Any JSON value; other text is sent as a string");
+  if (kind === "choice" && k.enum?.items?.length > MOST_CHOICES) {
+    rules.push("One of " + NUMBERS.format(k.enum.items.length) + " values, typed as shown" +
+      " (a string as it is, another value as its JSON)");
+  }
   if (k.pattern?.type === "string") rules.push((rules.length ? "m" : "M") + "atching " +
-    k.pattern.value);
+    k.pattern.value + (patternSteps(k.pattern.value) ? "" : " (not checked here)"));
   const described = k.description?.type === "string" ? [k.description.value] : [];
-  return described.concat(rules.length ? [rules.join(", ") + "."] : []).join(" ");
+  const optional = kind === "object" && !required ? ["Left out until something in it is " +
+    "filled in."] : [];
+  return described.concat(rules.length ? [rules.join(", ") + "."] : [], optional).join(" ");
 }
 
 // Why a number's text breaks its schema ("" if it does not): compared as decimals, never doubles.
@@ -4278,20 +5745,19 @@ function slotJSON(slot, partial) {
     return undefined;  // sent as parts of a multipart body, not as JSON
   }
   if (slot.disabled) return "null";  // its "null" box is checked
-  if (kind === "object" || kind === "array") {
-    const members = [];
-    for (const field of slot.querySelectorAll(":scope > .field, :scope > .items > .field")) {
-      const value = slotJSON(field.querySelector(":scope > [data-kind]"), partial);
-      if (value === undefined) continue;
-      members.push(kind === "array" ? value : JSON.stringify(field.dataset.name) + ": " + value);
-    }
-    if (kind === "array") return "[" + members.join(", ") + "]";
-    return members.length || !partial && slot.hasAttribute("data-required") ?
-      "{" + members.join(", ") + "}" : undefined;
+  if (kind === "shapes") {
+    const chosen = slot.querySelector(":scope > [data-kind=object]");
+    return chosen ? slotJSON(chosen, partial) : undefined;
   }
+  if (kind === "object" || kind === "array") return membersJSON(slot, kind, partial);
   if (text === "" && (partial || !slot.required)) return undefined;
   const problem = (message) => Object.assign(new Error(message), {input: slot});
-  if (kind === "choice") return text;  // the option's JSON text
+  if (kind === "choice" && slot.tagName === "SELECT") return text;  // the option's JSON text
+  if (kind === "choice") {
+    const chosen = enumValue(k.enum.items, text);
+    if (chosen === undefined) throw problem("The value must be one of the schema's values.");
+    return chosen;
+  }
   if (kind === "integer" || kind === "number") {
     const message = numberProblem(text.trim(), k, kind === "integer");
     if (message) throw problem(message);
@@ -4307,16 +5773,237 @@ function slotJSON(slot, partial) {
   }
 }
 
-// Whether a text matches a schema's pattern (ECMA-262, anywhere in it); a pattern the browser
-// cannot read checks nothing.
+// An object's or array's JSON from its fields; undefined where it is left out: an optional
+// object with nothing filled in, an optional list with no items that the value shown had not.
+function membersJSON(slot, kind, partial) {
+  const required = !partial && slot.hasAttribute("data-required");
+  if (kind === "object" && !slot.hasAttribute("data-required") && !filledIn(slot)) return undefined;
+  const members = [];
+  for (const field of slot.querySelectorAll(":scope > .field, :scope > .items > .field")) {
+    const value = slotJSON(field.querySelector(":scope > [data-kind]"), partial);
+    if (value === undefined) continue;
+    members.push(kind === "array" ? value : JSON.stringify(field.dataset.name) + ": " + value);
+  }
+  if (kind === "array") {
+    return members.length || required || slot.hasAttribute("data-shown") ?
+      "[" + members.join(", ") + "]" : undefined;
+  }
+  return members.length || required ? "{" + members.join(", ") + "}" : undefined;
+}
+
+// Whether a text matches a schema's pattern, as RegExp's test() would (ECMA-262 with "u",
+// anywhere in it); true where this page cannot tell (see patternSteps).
 function matchesPattern(pattern, text) {
-  try { return new RegExp(pattern, "u").test(text); } catch { return true; }
+  const steps = patternSteps(pattern);
+  return !steps || runSteps(steps, text) !== false;
+}
+
+// A pattern is never run by RegExp, whose backtracking takes exponential time on ^(a+)+$ and a
+// value of 30 characters. A Worker that could be stopped is refused by the page's CSP (worker-src
+// falls back to the script's hash), and a length bound would not hold for values shown from the
+// data. So the page runs the pattern itself, as a Thompson NFA: all its states at once, one pass
+// over the text, its work bounded by MOST_STEPS whatever the pattern and the value. What needs
+// backtracking (a backreference, a lookaround) is not checked here; the server still checks it.
+const MOST_STEPS = 1000000;  // a check's work at the most (about 20 ms); past it, not checked
+const MOST_STATES = 5000;  // a pattern's steps at the most, a{n} written out n times
+const QUANTIFIER = /(?:([*+?])|\{([0-9]+)(,?)([0-9]*)\})\??/y;
+const ESCAPE = new RegExp("\\\\(?:[pP]\\{[^}]*\\}|u\\{[0-9a-fA-F]+\\}|u[dD][89abAB][0-9a-fA-F]{2}" +
+  "\\\\u[dD][c-fC-F][0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|c[a-zA-Z]|0(?![0-9])|[^0-9k])",
+  "y");  // one escaped character (a backreference, \1 or \k<name>, is none)
+const WORD = /^[A-Za-z0-9_]$/;  // what \b and \B see as a word's character
+
+// A pattern's steps (see writeSteps); null where RegExp cannot read it or this page cannot run it.
+function patternSteps(pattern) {
+  try {
+    RegExp(pattern, "u");  // throws where the pattern is not ECMA-262's; it is never run
+    return writeSteps(patternTree(pattern));
+  } catch { return null; }
+}
+
+// A pattern as a tree: {alt: [...]}, {seq: [...]}, {repeat, min, max}, {atom: its source, one
+// character's test}, {assert: "^", "$", "b" or "B"}; it throws at what needs backtracking.
+function patternTree(source) {
+  let at = 0;
+  // Alternatives up to a ")" or the end.
+  function alternatives(depth) {
+    if (depth > MOST_DEPTH) throw new RangeError("groups nested too deeply");
+    const options = [sequence(depth)];
+    while (source[at] === "|") {
+      at += 1;
+      options.push(sequence(depth));
+    }
+    return {alt: options};
+  }
+  // One alternative: its terms, each with its quantifier.
+  function sequence(depth) {
+    const items = [];
+    while (at < source.length && source[at] !== "|" && source[at] !== ")") {
+      items.push(quantified(term(depth)));
+    }
+    return {seq: items};
+  }
+  // An assertion, a group, or an atom that matches one character.
+  function term(depth) {
+    const from = at, next = source[at + 1];
+    if (source[at] === "^" || source[at] === "$") return {assert: source[at++]};
+    if (source[at] === "\\" && (next === "b" || next === "B")) {
+      at += 2;
+      return {assert: next};
+    }
+    if (source[at] !== "(") {
+      at = atomEnd(source, at);
+      return {atom: source.slice(from, at)};
+    }
+    at = groupStart(source, at);
+    const inner = alternatives(depth + 1);
+    at += 1;  // its ")"
+    return inner;
+  }
+  // A term with its quantifier, if it has one: {repeat, min, max}.
+  function quantified(node) {
+    QUANTIFIER.lastIndex = at;
+    const found = QUANTIFIER.exec(source);
+    if (!found) return node;
+    at = QUANTIFIER.lastIndex;
+    const [, sign, low, comma, high] = found;
+    const min = sign ? Number(sign === "+") : Number(low);
+    const max = sign === "?" ? 1 : sign || comma && !high ? Infinity : comma ? Number(high) : min;
+    return {repeat: node, min, max};
+  }
+  return alternatives(0);
+}
+
+// Where an atom that matches one character ends: a class, an escape, or one character; it throws
+// at a backreference.
+function atomEnd(source, at) {
+  if (source[at] === "[") {
+    let end = at + 1;
+    while (end < source.length && source[end] !== "]") end += source[end] === "\\" ? 2 : 1;
+    return end + 1;
+  }
+  if (source[at] !== "\\") return at + (source.codePointAt(at) > 0xffff ? 2 : 1);
+  ESCAPE.lastIndex = at;
+  if (!ESCAPE.test(source)) throw new TypeError("a backreference");
+  return ESCAPE.lastIndex;
+}
+
+// Past a group's opening, "(", "(?:" or "(?<name>"; it throws at a lookaround or a modifier.
+function groupStart(source, at) {
+  if (source[at + 1] !== "?") return at + 1;
+  if (source[at + 2] === ":") return at + 3;
+  if (source[at + 2] === "<" && source[at + 3] !== "=" && source[at + 3] !== "!") {
+    return source.indexOf(">", at) + 1;
+  }
+  throw new TypeError("a lookaround");
+}
+
+// A tree as the steps of a Thompson NFA: {op: "char", test}, {op: "split", to: [a, b]},
+// {op: "jump", to}, {op: "assert", kind}, then {op: "match"}; it throws past MOST_STATES.
+function writeSteps(tree) {
+  const steps = [];
+  let work = 0;
+  // A split whose second way is filled in once known.
+  function split() {
+    const step = {op: "split", to: [steps.length + 1]};
+    steps.push(step);
+    return step;
+  }
+  // A node's steps; a repeat's copies each written anew.
+  function write(node) {
+    if ((work += 1) > 4 * MOST_STATES || steps.length > MOST_STATES) {
+      throw new RangeError("a pattern too big to check");
+    }
+    if (node.atom !== undefined) steps.push({op: "char", test: charTest(node.atom)});
+    else if (node.assert) steps.push({op: "assert", kind: node.assert});
+    else if (node.seq) for (const item of node.seq) write(item);
+    else if (node.alt) {
+      const jumps = [];
+      for (const option of node.alt.slice(0, -1)) {
+        const choice = split();
+        write(option);
+        jumps.push({op: "jump"});
+        steps.push(jumps[jumps.length - 1]);
+        choice.to.push(steps.length);
+      }
+      write(node.alt[node.alt.length - 1]);
+      for (const jump of jumps) jump.to = steps.length;
+    } else writeRepeat(node, write, split, steps);
+  }
+  write(tree);
+  steps.push({op: "match"});
+  return steps;
+}
+
+// A repeat's steps: its least number of copies, then a loop, or an optional copy each up to
+// its most.
+function writeRepeat(node, write, split, steps) {
+  for (let copy = 0; copy < node.min; copy += 1) write(node.repeat);
+  const skips = [];
+  for (let copy = node.min; copy < node.max && (copy === node.min || node.max < Infinity);
+    copy += 1) {
+    const loop = steps.length;
+    skips.push(split());
+    write(node.repeat);
+    if (node.max === Infinity) steps.push({op: "jump", to: loop});
+  }
+  for (const skip of skips) skip.to.push(steps.length);
+}
+
+// One character's test against an atom: equality for a plain character, else a RegExp of that
+// atom alone (a class, ".", an escape), which has one character to try and nothing to backtrack.
+function charTest(atom) {
+  if (!/^[\\.[]/.test(atom)) return (char) => char === atom;
+  const regexp = new RegExp("^(?:" + atom + ")$", "u");
+  return (char) => regexp.test(char);
+}
+
+// Whether the steps match anywhere in a text: every state at once, one character at a time;
+// undefined past MOST_STEPS.
+function runSteps(steps, text) {
+  const chars = Array.from(text), seen = new Int32Array(steps.length).fill(-1), todo = [];
+  let current = [], next = [], work = 0, matched = false;
+  // Enter a step at a place, and the steps its splits, jumps and assertions lead on to.
+  function enter(states, first, at) {
+    todo.push(first);
+    while (todo.length) {
+      const index = todo.pop(), step = steps[index];
+      if (seen[index] === at) continue;
+      seen[index] = at;
+      work += 1;
+      if (step.op === "char") states.push(index);
+      else if (step.op === "split") todo.push(step.to[1], step.to[0]);
+      else if (step.op === "jump") todo.push(step.to);
+      else if (step.op === "match") matched = true;
+      else if (holds(step.kind, chars, at)) todo.push(index + 1);
+    }
+  }
+  for (let at = 0; ; at += 1) {
+    enter(current, 0, at);  // a match may start at any place
+    if (matched) return true;
+    if (at === chars.length) return false;
+    if (work > MOST_STEPS) return undefined;
+    next.length = 0;
+    for (const index of current) {
+      work += 1;
+      if (steps[index].test(chars[at])) enter(next, index + 1, at + 1);
+    }
+    [current, next] = [next, current];  // the lists are kept: no garbage a character
+  }
+}
+
+// Whether an assertion holds at a place: ^ and $ at the text's ends, \b and \B at a word's edge.
+function holds(kind, chars, at) {
+  if (kind === "^") return at === 0;
+  if (kind === "$") return at === chars.length;
+  const edge = WORD.test(chars[at - 1] || "") !== WORD.test(chars[at] || "");
+  return kind === "b" ? edge : !edge;
 }
 
 // The schema form's request: JSON, or form fields where the operation takes no JSON, multipart
 // where it takes files; null after saying on a field why it cannot be sent. `partial`: a PATCH
 // sends the fields filled in, required or not.
 function schemaRequest(root, partial) {
+  requireWhereFilled(root);
   let body;
   try { body = slotJSON(root, partial) || "{}"; } catch (error) {
     if (!error.input) throw error;
@@ -4417,85 +6104,111 @@ function responseCurl() {
 }
 
 // ---- A stream, live ----
-// A stream's page (its panel's data-stream) fetches the stream with the panel's headers, and
-// shows its items as they arrive, each a JSON tree: JSON Lines, or server-sent events. Items
-// are drawn once a frame, and only the last MOST_ITEMS are kept: an endless stream stays light.
+// A stream's page comes as the stream does, in one response (so the view runs once): the
+// page, then each item as a <li> the server escaped (cut past a size), then how the stream
+// ended. The script takes each item as the browser parses it and removes it, so the document
+// stays small, and shows it in the response panel as a JSON tree; a stream's page that it
+// fetches (Resume, a page fetched with the stored headers) it reads the same way. Items are
+// drawn once a frame, and only the last MOST_ITEMS of KEPT_TEXT characters in all are kept:
+// an endless stream, or one of big items, stays light.
 
 const MOST_ITEMS = 1000;  // items kept on screen; older ones are let go, and counted
+const KEPT_TEXT = 4 * 1024 * 1024;  // characters of their data kept, at the most
+const TREE_TEXT = 64 * 1024;  // an item longer is shown as text: its tree would take too long
+const SHOWN_TEXT = 16 * 1024;  // characters of an item shown as text that are laid out
 const ITEM_LINES = 20;  // lines of an item's tree shown unfolded at first
 const FRAME_ITEMS = 50;  // items drawn in a frame at the most: the rest wait for the next
 const FRAME_MS = 8;  // and for this long at the most, so a busy machine draws fewer
+const ITEMS_LIST = '<ol id="api-items-list">';  // the line of a stream's page its items follow
 
-// A reader of lines from bytes as they arrive (null: the end; the last line unended is kept if
-// keepTail): UTF-8 split across pieces stays whole, a BOM at the start goes, a line ends at
-// CR LF, LF or CR, and a CR LF split across two pieces ends one line.
-function lineReader(keepTail) {
+// A reader of lines from bytes as they arrive (null: the end, the last line unended too):
+// UTF-8 split across pieces stays whole, a BOM at the start goes, a line ends at LF or CR LF.
+function lineReader() {
   const decoder = new TextDecoder();
   let rest = "";
   return (bytes) => {
-    const text = rest + (bytes ? decoder.decode(bytes, {stream: true}) : decoder.decode());
-    const held = bytes && text.endsWith("\r") ? 1 : 0;  // its LF may be in the next piece
-    const lines = text.slice(0, text.length - held).split(/\r\n|\r|\n/);
-    rest = lines.pop() + (held ? "\r" : "");
-    if (!bytes && rest && keepTail) lines.push(rest);
-    return lines;
+    const text = bytes ? decoder.decode(bytes, {stream: true}) : decoder.decode();
+    if (bytes && !text.includes("\n")) {
+      rest += text;  // a long line is joined once, when it ends
+      return [];
+    }
+    const lines = (rest + text).split("\n");
+    rest = bytes ? lines.pop() : "";
+    if (!bytes && lines[lines.length - 1] === "") lines.pop();
+    return lines.map((line) => line.endsWith("\r") ? line.slice(0, -1) : line);
   };
 }
 
-// JSON Lines from bytes as they arrive: each line not blank is an item, {data}.
-function jsonLinesReader() {
-  const lines = lineReader(true);
-  return (bytes) => lines(bytes).filter((line) => line.trim()).map((data) => ({data}));
+// A stream's page as a fetch brings it, from its body's reader, in parts: first {head}, the
+// page before its items (HTML text), then {elements}: its items and ending, as they arrive.
+async function* streamPageParts(reader) {
+  const split = lineReader();
+  let head = [];
+  for (let done = false; !done;) {
+    const piece = await reader.read();
+    done = piece.done;
+    let lines = split(done ? null : piece.value);
+    if (head) {
+      const at = lines.indexOf(ITEMS_LIST);
+      head = head.concat(at < 0 ? lines : lines.slice(0, at + 1));
+      if (at < 0 && !done) continue;
+      yield {head: head.join("\n")};
+      [head, lines] = [null, at < 0 ? [] : lines.slice(at + 1)];
+    }
+    if (lines.length) yield {elements: parsedElements(lines)};
+  }
 }
 
-// Server-sent events from bytes as they arrive, as the HTML standard parses them: each event
-// {data, event, id, retry}; comments, and events without data, are skipped, and one the stream
-// ends in is dropped. The reader's lastId is the last "id:" field seen, to resume from.
-function eventReader() {
-  const lines = lineReader(false);
-  let data = [], event = "", retry = "";
-  const reader = (bytes) => {
-    const events = [];
-    for (const line of lines(bytes)) {
-      const colon = line.indexOf(":"), field = colon < 0 ? line : line.slice(0, colon);
-      const value = colon < 0 ? "" : line.slice(colon + (line[colon + 1] === " " ? 2 : 1));
-      if (!line) {
-        if (data.length) events.push({data: data.join("\n"), event, id: reader.lastId, retry});
-        [data, event, retry] = [[], "", ""];
-      } else if (field === "data") data.push(value);
-      else if (field === "event") event = value;
-      else if (field === "id" && !value.includes("\0")) reader.lastId = value;
-      else if (field === "retry" && /^[0-9]+$/.test(value)) retry = value;
-    }  // a comment (":" first) and any other field are ignored
-    return events;
-  };
-  reader.lastId = "";
-  return reader;
+// The elements of lines of this site's stream page (each item's data escaped by the server),
+// parsed inert: its items, and how it ended.
+function parsedElements(lines) {
+  return new DOMParser().parseFromString(lines.join("\n"), "text/html").body.children;
 }
 
-// What an error object in JSON text says: its "detail" (the only key, where alone); else null.
-function detailOf(text, alone) {
-  let model;
-  try { model = parseJSON(text); } catch { return null; }
-  if (model.type !== "object" || (alone && model.entries.length !== 1)) return null;
-  const found = model.entries.find((member) => member[0] === "detail");
-  return !found ? null : found[1].type === "string" ? found[1].value : writeJSON(found[1], "");
+// An item of a stream's page, from its <li>: its data, its event fields, and if it was cut,
+// the bytes it had.
+function itemOf(li) {
+  if (!li.attributes.length) return {data: li.textContent, event: "", id: "", retry: "", cut: 0};
+  const {event = "", id = "", retry = "", bytes = 0} = li.dataset;
+  return {data: li.lastElementChild?.textContent ?? "", event, id, retry, cut: Number(bytes)};
 }
 
-// The live view of this page's stream, if it is one; a stream shown before is stopped first.
-function streamLive() {
+// How a stream ended, from its page's last line: its phase (as the stream line says it), if
+// by an error of its own, its bytes, and the last event id (to resume from).
+function endOf(p) {
+  const {end, detail, bytes, lastId} = p.dataset;
+  const phase = {ended: "Ended.", error: "Ended with an error: " + detail,
+    broke: "Broke off: the app's stream failed (the server's log says why).",
+    full: "Stopped: the page has carried as much of the stream as a page the browser loads " +
+      "may. Resume reads on, and keeps no more than the items shown."}[end];
+  return {phase, error: end === "error" || end === "broke", bytes: bytes && Number(bytes),
+    lastId};
+}
+
+// A last event id as Last-Event-ID: the bytes of its UTF-8, a character each, as EventSource
+// sends it (a header is bytes: fetch() refuses a character past U+00FF, such as "\u20ac").
+function idHeader(id) {
+  return Array.from(new TextEncoder().encode(id), (byte) => String.fromCharCode(byte)).join("");
+}
+
+// The live view of this page's stream, if it is one: read as the browser parses the page, or
+// from a fetch of it (`fetched`: {response, reader, parts}); a stream shown before is stopped.
+function streamLive(fetched) {
   stopStream();
   const panel = document.querySelector("pre.response[data-stream]");
   const body = panel?.querySelector(".body");
   if (!body) return;
-  body.hidden = true;  // it says what the page does without JavaScript
+  body.hidden = true;  // it says where the items are without JavaScript
+  document.getElementById("api-items")?.setAttribute("hidden", "");
   const stream = state.stream = {url: panel.dataset.url, type: panel.dataset.stream,
-    sse: panel.dataset.stream === "text/event-stream", query: "",
-    line: el("span", {class: "stream-line"}), list: el("span", {class: "items", role: "list",
-      "aria-label": "Items", onclick: foldClick, onkeydown: foldKey})};
+    sse: panel.dataset.stream === "text/event-stream", query: "", stored: Boolean(fetched),
+    lastId: "", line: el("span", {class: "stream-line"}), list: el("span", {class: "items",
+      role: "list", "aria-label": "Items", onclick: foldClick, onkeydown: foldKey})};
   body.after(stream.line, stream.list);
   panel.before(streamTools(stream));
-  readStream(stream, false);
+  freshItems(stream);
+  readStream(stream, fetched ? (signal) => fetchedItems(stream, fetched, signal) :
+    (signal) => parsedItems(stream, signal));
 }
 
 // Stop, Resume (and what it does), Copy, the filter, and what the filter found.
@@ -4506,89 +6219,226 @@ function streamTools(stream) {
     stream.resume.focus();
   }}, ["Stop"]);
   stream.resume = el("button", {type: "button", disabled: "", onclick: () => {
-    readStream(stream, true);
+    resumeStream(stream);
     stream.stop.focus();
   }}, ["Resume"]);
   const copy = el("button", {type: "button", onclick: () => copied(copy,
     navigator.clipboard.writeText(stream.shown.filter((record) => !record.node.hidden)
       .map((record) => record.item.data + "\n").join("")))}, ["Copy items"]);
   const filter = filterBox("Filter items", status, (text) => filterItems(stream, text));
-  const how = stream.sse ? "Resume asks for the events after the last id seen (Last-Event-ID)." :
-    "JSON Lines cannot say where to go on from: Resume fetches the stream again from its start.";
+  stream.how = el("span", {class: "hint"}, [resumeHow(stream)]);
   return el("div", {class: "bar stream-tools", role: "group", "aria-label": "Stream"}, [
-    stream.stop, stream.resume, copy, filter, status,
-    el("span", {class: "hint"}, [how + " The last " + NUMBERS.format(MOST_ITEMS) +
-      " items are kept on screen; the filter and Copy take those shown."])]);
+    stream.stop, stream.resume, copy, filter, status, stream.how]);
 }
 
-// Stop reading the stream shown (Stop, or another page shown): the server sees it closed.
+// What Resume does, from where and with which headers, and what stays on screen.
+function resumeHow(stream) {
+  const id = stream.lastId.length > 100 ? stream.lastId.slice(0, 100) + "\u2026" : stream.lastId;
+  let how = !stream.sse ? "JSON Lines cannot say where to go on from: Resume fetches the " +
+    "stream again from its start." : id ? "Resume asks for the events after id \u201c" + id +
+    "\u201d (Last-Event-ID), as EventSource does." : "Resume asks for the stream again: no " +
+    "event has had an id.";
+  if (stream.sse && id.includes("\ufffd")) {
+    how += " That id had bytes that are not UTF-8 (shown \ufffd): it goes as EventSource " +
+      "would send it.";
+  }
+  if (savedHeaders().length && !stream.stored) {
+    how += " This page came without your stored headers, and so does Resume.";
+  }
+  return how + " The last " + NUMBERS.format(MOST_ITEMS) + " items (" +
+    NUMBERS.format(KEPT_TEXT) + " characters at the most) stay on screen; the filter and " +
+    "Copy take those shown.";
+}
+
+// Stop reading the stream shown (Stop, another page shown): the server sees it closed.
 function stopStream() {
   state.stream?.controller?.abort();
 }
 
-// Fetch the stream (to resume: an event stream from the last id seen, JSON Lines from its
-// start) and read it to its end, a failure, or Stop.
-async function readStream(stream, resume) {
+// Fetch the stream's page again (events from the last id seen, JSON Lines from their start),
+// with the stored headers only if the page shown came with them, and read its items.
+function resumeStream(stream) {
+  const headers = stream.sse && stream.lastId ? {"Last-Event-ID": idHeader(stream.lastId)} : {};
+  if (!stream.sse) freshItems(stream);
+  readStream(stream, async (signal) => {
+    const response = await send("GET", stream.url, undefined, undefined,
+      {headers, signal, bare: !stream.stored});
+    return response ? fetchedItems(stream, {response}, signal) : {phase: "Redirected."};
+  });
+}
+
+// No items yet: the list emptied, and nothing counted.
+function freshItems(stream) {
+  stream.list.replaceChildren();
+  Object.assign(stream, {shown: [], pending: [], count: 0, dropped: 0, text: 0});
+}
+
+// Read the stream with `read` (which gives how it ended) to its end, a failure, or Stop.
+async function readStream(stream, read) {
   const controller = stream.controller = new AbortController();
-  const headers = {"Accept": stream.type};
-  if (resume && stream.sse && stream.lastId) headers["Last-Event-ID"] = stream.lastId;
-  if (!resume || !stream.sse) {  // no items yet, or JSON Lines again from the first
-    stream.list.replaceChildren();
-    Object.assign(stream, {shown: [], pending: [], count: 0, dropped: 0});
-  }
-  Object.assign(stream, {phase: "Streaming\u2026", error: "", started: undefined, end: 0,
-    ended: null});
+  Object.assign(stream, {phase: "Streaming\u2026", started: undefined, end: 0, ended: null,
+    bytes: undefined});
   stream.stop.disabled = false;
   stream.resume.disabled = true;
   const clock = setInterval(() => drawLine(stream), 500);
   let ended;
   try {
-    const response = await send("GET", stream.url, undefined, undefined,
-      {headers, signal: controller.signal});
-    ended = response ? await readBody(stream, response) : {phase: "Redirected."};
+    ended = await read(controller.signal);
   } catch (error) {
-    ended = controller.signal.aborted ? {phase: "Stopped."} :
-      {phase: "Failed: the connection broke (" + error.message + ").", error: true};
+    ended = {phase: "Failed: the connection broke (" + error.message + ").", error: true};
   }
   clearInterval(clock);
+  if (controller.signal.aborted) ended = {phase: "Stopped."};
   if (stream.controller === controller) streamEnded(stream, ended);
 }
 
-// Read a response's body into the stream's items, piece by piece; how it ended.
-async function readBody(stream, response) {
-  Object.assign(stream, state.times.get(response), {status: response.status, bytes: 0});
-  if (!response.ok) {
-    const text = await response.text();
-    return {phase: "HTTP " + response.status + " " + response.statusText + ": " +
-      (detailOf(text, false) ?? text.slice(0, 500)), error: true};
-  }
-  const read = stream.sse ? eventReader() : jsonLinesReader(), body = response.body?.getReader();
-  read.lastId = stream.lastId || "";
-  for (let done = !body; !done;) {
-    const piece = await body.read();
-    done = piece.done;
-    stream.bytes += done ? 0 : piece.value.length;
-    received(stream, read(done ? null : piece.value));
-    stream.lastId = read.lastId;
-  }
-  return {phase: "Ended."};
+// Read this page's own stream as the browser parses it, to its last line; Stop stops the
+// page's load (window.stop(): the server sees the connection close).
+function parsedItems(stream, signal) {
+  const list = document.getElementById("api-items-list"), section = list?.parentElement;
+  if (!section) return {phase: "Failed: the page has no place for its items.", error: true};
+  const {started, firstByte, status} = pageTiming() || {};
+  Object.assign(stream, {started, firstByte, status});
+  return new Promise((resolve) => {
+    const check = () => checkParsed(stream);
+    stream.parsing = {list, section, resolve, check, watch: new MutationObserver(check)};
+    stream.parsing.watch.observe(list, {childList: true});
+    stream.parsing.watch.observe(section, {childList: true});
+    document.addEventListener("readystatechange", check);  // the browser's Stop, say
+    signal.addEventListener("abort", () => {
+      if (!stream.parsing) return;  // over: window.stop() would end the page's fetches instead
+      parsedEnd(stream, {phase: "Stopped."});
+      window.stop();
+      list.replaceChildren();
+    });
+    check();
+  });
 }
 
-// Count new items, and queue them for the next frames: only the last MOST_ITEMS wait there.
+// Take what the browser has parsed of this page's stream; at its last line, or once the
+// page's load is over without it, its end.
+function checkParsed(stream) {
+  const {list, section} = stream.parsing, last = section.lastElementChild;
+  const end = last.matches(".stream-end") && last, over = end || document.readyState !== "loading";
+  takeParsed(stream, list, over);
+  stream.parsing.watch.takeRecords();  // those of the removal just made: nothing more to read
+  if (over) {
+    parsedEnd(stream, end ? endOf(end) : {phase: "Stopped: the page's load ended before its " +
+      "stream did.", error: true});
+  }
+}
+
+// This page's stream is over: stop watching it, and say how it ended.
+function parsedEnd(stream, ended) {
+  const {watch, check, resolve} = stream.parsing;
+  watch.disconnect();
+  document.removeEventListener("readystatechange", check);
+  stream.parsing = null;
+  resolve(ended);
+}
+
+// Take the items of this page's own stream that the browser has parsed whole (a node follows
+// each), or all once it is over; they are removed at once, so the document stays small.
+function takeParsed(stream, list, all) {
+  const items = [], read = document.createRange();
+  let node = list.firstChild;
+  for (; node && (all || node.nextSibling); node = node.nextSibling) {
+    if (node.nodeName === "LI") items.push(itemOf(node));
+  }
+  read.setStart(list, 0);
+  if (node) read.setEndBefore(node);
+  else read.setEnd(list, list.childNodes.length);
+  read.deleteContents();
+  received(stream, items);
+}
+
+// Read a stream's page that a fetch brings (`fetched`: {response}, or after a swap, with the
+// reader and parts whose head it has read): a 204 says the stream has finished; an error, or a
+// page that is not a stream's, says why; else its items, to the end it says.
+async function fetchedItems(stream, fetched, signal) {
+  const response = fetched.response;
+  Object.assign(stream, state.times.get(response), {status: response.status});
+  if (response.status === 204) {
+    return {phase: "Finished: the stream has ended, and the server has nothing after it " +
+      "(HTTP 204)."};
+  }
+  if (!fetched.parts && !isStreamPage(response)) return noStream(response);
+  const reader = fetched.reader || response.body.getReader();
+  signal.addEventListener("abort", () => reader.cancel());
+  let ended = null;
+  for await (const part of fetched.parts || streamPageParts(reader)) {
+    if (part.elements && !ended) ended = takeElements(stream, part.elements);
+  }
+  return ended || {phase: "Failed: the page ended before its stream did.", error: true};
+}
+
+// Take the items of a fetched stream page, and how it ended if it says so (else null).
+function takeElements(stream, elements) {
+  const items = [];
+  let ended = null;
+  for (const element of elements) {
+    if (element.classList.contains("stream-end")) ended = ended || endOf(element);
+    else if (element.nodeName === "LI" && !ended) items.push(itemOf(element));
+  }
+  received(stream, items);
+  return ended;
+}
+
+// Whether a response is a stream's page, sent as the stream comes.
+function isStreamPage(response) {
+  return isPage(response) && response.headers.get("X-Flask-API-Page") === "stream";
+}
+
+// Why a fetch of a stream's page brought no stream: its status, and its detail (or text).
+async function noStream(response) {
+  let text = await response.text();
+  if (isPage(response)) {  // the page of an error: its body's text
+    text = new DOMParser().parseFromString(text, "text/html")
+      .querySelector("pre.response .body")?.textContent ?? "";
+  }
+  return {phase: "HTTP " + response.status + " " + response.statusText + ": " +
+    (detailOf(text) ?? text.slice(0, 500)), error: true};
+}
+
+// What an error object in JSON text says: its "detail" (as JSON, if not a string); else null.
+function detailOf(text) {
+  let model;
+  try { model = parseJSON(text); } catch { return null; }
+  const found = model.type === "object" && model.entries.find((member) => member[0] === "detail");
+  return !found ? null : found[1].type === "string" ? found[1].value : writeJSON(found[1], "");
+}
+
+// Count new items, and queue them for the next frames; the oldest go past what is kept.
 function received(stream, items) {
+  if (!items.length) return;
   for (const item of items) {
     item.number = ++stream.count;
-    if (item.event === "error") stream.error = detailOf(item.data, false) ?? item.data;
+    stream.text += item.data.length;
+    if (stream.sse) stream.lastId = item.id;
   }
   stream.pending = stream.pending.concat(items);
-  if (stream.pending.length > MOST_ITEMS) {  // more than frames draw, or a hidden tab's
-    stream.dropped += stream.pending.length - MOST_ITEMS;
-    stream.pending = stream.pending.slice(-MOST_ITEMS);
-  }
+  letGo(stream);
   if (!stream.frame) stream.frame = requestAnimationFrame(() => drawStream(stream));
 }
 
-// Show queued items, a frame's worth, keeping the last MOST_ITEMS on screen; the stream's line.
+// Let the oldest items go (those on screen first) until the rest fit what is kept: MOST_ITEMS,
+// of KEPT_TEXT characters of data in all. The newest stays, whatever its size.
+function letGo(stream) {
+  let shown = 0, pending = 0;
+  const over = () => stream.text > KEPT_TEXT ||
+    stream.shown.length - shown + stream.pending.length - pending > MOST_ITEMS;
+  const lastShown = stream.shown.length - (stream.pending.length ? 0 : 1);
+  for (; over() && shown < lastShown; shown++) stream.text -= stream.shown[shown].item.data.length;
+  for (; over() && pending < stream.pending.length - 1; pending++) {
+    stream.text -= stream.pending[pending].data.length;
+  }
+  if (!shown && !pending) return;
+  for (const record of stream.shown.slice(0, shown)) record.node.remove();
+  [stream.shown, stream.pending] = [stream.shown.slice(shown), stream.pending.slice(pending)];
+  stream.dropped += shown + pending;
+}
+
+// Show queued items, a frame's worth, then let the oldest go; the stream's line.
 function drawStream(stream) {
   stream.frame = 0;
   const until = performance.now() + FRAME_MS, fresh = [];
@@ -4599,33 +6449,38 @@ function drawStream(stream) {
   if (stream.pending.length) stream.frame = requestAnimationFrame(() => drawStream(stream));
   stream.list.append(...fresh.map((record) => record.node));
   stream.shown = stream.shown.concat(fresh);
-  const extra = stream.shown.length - MOST_ITEMS;
-  if (extra > 0) {
-    for (const record of stream.shown.slice(0, extra)) record.node.remove();
-    stream.shown = stream.shown.slice(extra);
-    stream.dropped += extra;
-  }
+  letGo(stream);
   drawLine(stream);
   if (!stream.pending.length && stream.ended) streamDone(stream, stream.ended);
 }
 
-// An item as shown: its number and event fields, then its data as a JSON tree, or as text (an
-// error for a JSON Lines line that is not JSON); hidden if the filter leaves it out.
+// An item as shown: its number and fields, then its data as a JSON tree, or as text: an error
+// for a JSON Lines line that is not JSON; of a long or cut one, its first SHOWN_TEXT characters.
 function itemRecord(stream, item) {
   const fields = ["#" + item.number];
   for (const name of ["event", "id", "retry"]) {
     if (item[name]) fields.push(name + ": " + item[name]);
   }
+  const whole = !item.cut && item.data.length <= TREE_TEXT;  // else never parsed: too long
   let model = null;
-  try { model = parseJSON(item.data); } catch { if (!stream.sse) fields.push("(not JSON)"); }
+  if (whole) {
+    try { model = parseJSON(item.data); } catch { if (!stream.sse) fields.push("(not JSON)"); }
+  } else {
+    fields.push(item.cut ? "(cut: the first " + counted(item.data.length, "character") +
+      " of its " + counted(item.cut, "byte") + ")" : "(" + counted(item.data.length,
+      "character") + ", shown as text)");
+  }
   const node = el("span", {class: "item", role: "listitem"}, [
     el("span", {class: "key"}, [fields.join(" ")])]);
-  node.classList.toggle("error", item.event === "error" || (!model && !stream.sse));
+  node.classList.toggle("error", whole && !model && !stream.sse);
   if (model) {
     const tree = el("span", {class: "tree"});
     showTree(tree, model, ITEM_LINES, "item " + item.number);
     node.append(tree);
-  } else node.append(" ", el("span", {class: "s"}, [item.data]));
+  } else {
+    node.append(" ", el("span", {class: "s"}, [item.data.length > SHOWN_TEXT ?
+      item.data.slice(0, SHOWN_TEXT) + "\u2026" : item.data]));
+  }
   const record = {node, item};
   node.hidden = !itemMatches(record, stream.query);
   return record;
@@ -4667,17 +6522,16 @@ function streamEnded(stream, ended) {
   if (!stream.frame) drawStream(stream);
 }
 
-// Once a stream's last items are shown: how it ended (with an error it sent last: an "error"
-// event, or a JSON Lines {"detail": ...}), Resume offered, and all said (if still on the page).
+// Once a stream's last items are shown: how it ended (its bytes and last id, where it says),
+// Resume offered and explained, and all said (if still on the page).
 function streamDone(stream, ended) {
   stream.ended = null;
-  const last = stream.shown[stream.shown.length - 1];
-  const error = ended.phase !== "Ended." ? "" : stream.sse ? stream.error :
-    (last && detailOf(last.item.data, true)) ?? "";
-  if (error && !stream.sse) last.node.classList.add("error");
-  stream.phase = error ? "Ended with an error: " + error : ended.phase;
-  stream.line.classList.toggle("error", Boolean(ended.error || error));
+  stream.phase = ended.phase;
+  if (ended.bytes !== undefined) stream.bytes = ended.bytes;
+  if (stream.sse && ended.lastId !== undefined) stream.lastId = ended.lastId;
+  stream.line.classList.toggle("error", Boolean(ended.error));
   drawLine(stream);
+  stream.how.textContent = resumeHow(stream);
   const focused = document.activeElement === stream.stop;
   stream.stop.disabled = true;
   stream.resume.disabled = false;
@@ -4687,8 +6541,9 @@ function streamDone(stream, ended) {
 
 // ---- Start ----
 
-// Build every tool into this page; again after each page swap.
-function enhance() {
+// Build every tool into this page; again after each page swap (`fetched`: a stream's page's
+// fetch, whose items are still to come: see streamLive).
+function enhance(fetched) {
   const model = bodyModel();
   state.filter = null;  // the last page's
   jsonTree(model);  // first: the body stays hidden until it is built
@@ -4696,16 +6551,34 @@ function enhance() {
   queryPanel();
   formTabs(model);
   curlButtons();
-  if (!document.documentElement.classList.contains("refetch")) streamLive();
+  if (!document.documentElement.classList.contains("refetch")) streamLive(fetched);
 }
 
-// Once the body is parsed: the tools, then this page again with the headers, or the offer.
+// Once the page is parsed (a stream's: up to its items): the tools, then this page again with
+// the headers, or the offer. The stream that came without the headers is not read then.
 function loaded() {
+  if (state.parsed) return;
+  state.parsed = true;
+  const refetch = document.documentElement.classList.contains("refetch");
+  const stream = Boolean(document.getElementById("api-items-list"));
+  if (refetch && stream) window.stop();  // the server sees it go, before the fetch below
   enhance();
-  const times = pageTiming();
+  const times = !stream && pageTiming();  // a stream's line has its own
   if (times) showTiming(times);
-  if (document.documentElement.classList.contains("refetch")) withHeaders();
+  if (refetch) withHeaders();
   else if (savedHeaders().length) offerRefetch();
+}
+
+// A stream's page is whole once its items begin, long before DOMContentLoaded (which waits
+// for the stream's end): its tools start then.
+function watchForItems() {
+  const watch = new MutationObserver(() => {
+    if (!document.getElementById("api-items-list")) return;
+    watch.disconnect();
+    loaded();
+  });
+  watch.observe(document.documentElement, {childList: true, subtree: true});
+  document.addEventListener("DOMContentLoaded", () => watch.disconnect());
 }
 
 // As the page loads: hide what is about to change, mark a page from elsewhere, and listen.
@@ -4715,6 +6588,7 @@ function start() {
   if (savedHeaders().length && cameFromHere()) document.documentElement.classList.add("refetch");
   else if (savedHeaders().length) history.replaceState({fromElsewhere: true}, "");  // for Back
   document.addEventListener("DOMContentLoaded", loaded);
+  watchForItems();
   document.addEventListener("click", followLink);
   document.addEventListener("submit", submitForm);
   document.addEventListener("copy", copyTree);
@@ -4727,7 +6601,7 @@ function start() {
 function handOver() {
   const parts = {parseJSON, writeJSON, groupSize, showTree, filterTree, findMatches,
     headerProblem, shellQuote, curlCommand, rawRequest, fieldJSON, URL_IN_TEXT, compareNumbers,
-    numberProblem, schemaKind, lineReader, jsonLinesReader, eventReader, detailOf, timingText};
+    numberProblem, schemaKind, matchesPattern, lineReader, idHeader, detailOf, timingText};
   document.dispatchEvent(new CustomEvent("flask-api:script", {detail: Object.freeze(parts)}));
 }
 
@@ -4740,4 +6614,5 @@ start();
 _PAGE = (_PAGE_MARKUP
          .replace("{# _PAGE_STYLE #}", "{% raw %}" + _PAGE_STYLE + "{% endraw %}")
          .replace("{# _PAGE_SCRIPT #}", "{% raw %}" + _PAGE_SCRIPT + "{% endraw %}")
-         .replace("{# _LATE_HEADERS #}", _LATE_HEADERS.decode("ascii")))
+         .replace("{# _LATE_HEADERS #}", _LATE_HEADERS.decode("ascii"))
+         .replace("{# _STREAM_ITEMS #}", "{% if stream %}" + _STREAM_ITEMS + "{% endif %}"))

@@ -647,7 +647,7 @@ def stream_page(rate: int = 10000, seconds: int = 10) -> Optional[Dict[str, floa
         chromium, base = serving
         tab = chromium.new_context().new_page()
         tab.add_init_script(STREAM_WATCH)
-        tab.goto(base + "/items")
+        tab.goto(base + "/items", wait_until="commit")  # the page's load ends with the stream
         tab.wait_for_selector(".item", timeout=30000)
         start = tab.evaluate("performance.now()")
         deadline = time.monotonic() + seconds + 60  # polled: the page's CSP has no eval
