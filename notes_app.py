@@ -29,12 +29,22 @@ from typing import (
     Sequence,
     Set,
     Tuple,
+    cast,
 )
 
 from flask import Flask, request, url_for
 from werkzeug.wsgi import get_host
 
-from flask_api import APIException, FlaskAPI, NotFound, ParseError, set_openapi, status
+from flask_api import (
+    APIException,
+    APIRequest,
+    FlaskAPI,
+    NotFound,
+    ParseError,
+    ServerSentEvent,
+    set_openapi,
+    status,
+)
 
 INITIAL_NOTES = {0: "do the shopping", 1: "build the codez", 2: "paint the door"}
 MAX_KEY_DIGITS = 18  # keeps keys far below Python's int/str conversion limit
@@ -719,6 +729,8 @@ class PostgresNoteStore(BaseNoteStore):
 
 
 FEED_HEARTBEAT = 15.0  # seconds of quiet after which a feed sends its position again
+FEED_RETRY = 1000  # milliseconds an EventSource waits to reconnect, as the first event says
+FEED_WRITE_TIMEOUT = 60  # seconds a feed waits for its client to take a write, then ends
 FEED_BATCH = 100  # changes a feed (or the reader) takes at a time, from memory or the store...
 FEED_BATCH_TEXT = 256 * 1024  # ...and characters of their texts (one change, at least)
 FEED_RECENT = 1000  # changes each process keeps in memory for its feeds, at most...
@@ -990,7 +1002,7 @@ def _position_asked() -> Optional[int]:
     """Where a feed starts: after the ``Last-Event-ID`` an EventSource sends as it resumes,
     else after ``?after=``; None (neither) for from now. Both are checked."""
     after = _position(request.args.get("after"))
-    resumed = _position(request.headers.get("Last-Event-ID"))
+    resumed = _position(cast(APIRequest, request).last_event_id)
     return after if resumed is None else resumed
 
 
@@ -1006,17 +1018,23 @@ def _position(text: Optional[str]) -> Optional[int]:
 
 
 def _feed_items(followed: Generator[Any, None, None], notes_url: str
-                ) -> Iterator[Dict[str, Any]]:
-    """The feed's items as clients get them: each change, with its note's URL (``notes_url``
-    is the list's: the request is gone by the time they are made), and where the feed is
-    when it has nothing to send, ``{"position": 7}``."""
+                ) -> Iterator[ServerSentEvent]:
+    """The feed's items as clients get them, each a server-sent event whose id is its
+    position: each change, with its note's URL (``notes_url`` is the list's: the request is
+    gone by the time they are made), and where the feed is when it has nothing to send,
+    ``{"position": 7}``, an event of type ``position``. The first tells EventSource to
+    reconnect after a second (its default is its own, 3 s in Chromium)."""
+    retry = FEED_RETRY  # type: Optional[int]
     with contextlib.closing(followed):
         for item in followed:
             if isinstance(item, int):
-                yield {"position": item}
+                yield ServerSentEvent({"position": item}, item, "position", retry)
             else:
-                yield {"position": item.position, "change": item.change, "key": item.key,
-                       "text": item.text, "url": "{}{}/".format(notes_url, item.key)}
+                yield ServerSentEvent({
+                    "position": item.position, "change": item.change, "key": item.key,
+                    "text": item.text, "url": "{}{}/".format(notes_url, item.key)},
+                    item.position, None, retry)
+            retry = None
 
 
 def _seconds(text: str, source: str) -> float:
@@ -1114,6 +1132,7 @@ def create_app(notes: Optional[Dict[int, str]] = None, max_body: Optional[int] =
         trusted_hosts = _hosts(env["NOTES_TRUSTED_HOSTS"])
     app = FlaskAPI(__name__)
     app.config["MAX_CONTENT_LENGTH"] = max_body
+    app.config["STREAM_WRITE_TIMEOUT"] = FEED_WRITE_TIMEOUT  # a client that stops reading
     if trusted_hosts is not None:
         _trust_only(app, trusted_hosts)
 

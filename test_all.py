@@ -6384,7 +6384,8 @@ def feed_db(request, tmp_path):
 def follow():
     """Opens feeds through a notes app's test client, and closes them after the test (as a
     client going away would): ``follow(client, query, headers)`` is a function that returns
-    the feed's next item, and has the response as ``.response``."""
+    the feed's next item, with the response as ``.response`` and the next line as it came,
+    bytes, from ``.line()``."""
     opened = []
 
     def open_feed(client, query="", headers=None):
@@ -6395,7 +6396,7 @@ def follow():
 
         def next_item():
             return json.loads(next(chunks))
-        next_item.response = response
+        next_item.response, next_item.line = response, lambda: next(chunks)
         return next_item
 
     yield open_feed
@@ -6435,6 +6436,19 @@ def test_a_feed_from_now_says_its_position_first_then_sends_what_follows(feed_db
     assert next_item() == {"position": 1}  # at once, so the client knows where it is
     _put(client, 2, "after")
     assert next_item() == _change(2, "replaced", 2, "after")
+
+
+def test_server_sent_events_have_each_position_as_their_id_and_where_it_is_as_position():
+    client = notes_app.create_app(feed_seconds=0.2).test_client()
+    _put(client, 1, "one")
+    sse = {"Accept": "text/event-stream"}
+    assert client.get("/changes?after=0", headers=sse).get_data(as_text=True) == (
+        'data: {"change": "replaced", "key": 1, "position": 1, "text": "one", '
+        '"url": "http://localhost/1/"}\nid: 1\nretry: 1000\n\n')
+    assert client.get("/changes", headers=sse).get_data(as_text=True) == (
+        'data: {"position": 1}\nevent: position\nid: 1\nretry: 1000\n\n')
+    resumed = client.get("/changes?after=0", headers=dict(sse, **{"Last-Event-ID": "1"}))
+    assert resumed.get_data(as_text=True).startswith('data: {"position": 1}\nevent: position')
 
 
 def test_the_list_links_the_changes_that_follow_it_exactly(feed_db, follow):
@@ -6515,16 +6529,23 @@ def test_a_client_left_behind_by_the_log_gets_an_error_line_not_a_gap(
         tmp_path, monkeypatch, follow):
     monkeypatch.setattr(notes_app, "CHANGES_KEPT", 5)
     monkeypatch.setattr(notes_app, "FEED_RECENT", 3)  # nor does memory keep them for it
-    client = notes_app.create_app(db=str(tmp_path / "notes.db")).test_client()
+    client = notes_app.create_app(db=str(tmp_path / "notes.db"), feed_seconds=5).test_client()
     next_item = follow(client, "?after=0")
+    assert next_item() == {"position": 0}
     _put(client, 1, "read")
     assert next_item()["position"] == 1
     for n in range(20):  # while the client reads nothing
         _put(client, 2, str(n))
-    ending = next_item()
-    assert ending == {"detail": ending["detail"]} and "no longer kept" in ending["detail"]
+    lines = []
+    while True:  # what memory still had for it, in order, then the end
+        line = next_item.line()
+        if line.startswith(b"error: "):
+            break
+        lines.append(json.loads(line)["position"])
+    assert lines == list(range(2, 2 + len(lines)))  # none missed before the error
+    assert "no longer kept" in json.loads(line[len(b"error: "):])["detail"]
     with pytest.raises(StopIteration):
-        next_item()
+        next_item.line()
     _assert_api_error(client.get("/changes?after=1"), 410)  # and so is its resumption
 
 
@@ -6914,6 +6935,27 @@ def test_clients_gone_are_found_at_the_next_heartbeat_and_the_feeds_threads_end(
         stop()
 
 
+def test_a_client_that_stops_reading_is_let_go_after_the_write_timeout(monkeypatch):
+    """It reads nothing while 10 MB of changes are written: once the sockets' buffers are
+    full, a write waits STREAM_WRITE_TIMEOUT at the most (1 s here), and the feed ends."""
+    monkeypatch.setattr(notes_app, "FEED_WRITE_TIMEOUT", 1)
+    port, stop = _serve_in_thread(notes_app.create_app())
+    try:
+        before = _feed_threads()
+        conn, feed = _feed_socket(port)
+        assert _read_item(feed) == {"position": 0}
+        started = [thread for thread in _feed_threads() if thread not in before]
+        for n in range(100):
+            assert _http(port, "PUT", "/1/", {"text": "{:03d}".format(n) + "x" * 99997})[0] \
+                == 200
+        for thread in started:
+            thread.join(20)
+        assert started and not [thread for thread in started if thread.is_alive()]
+    finally:
+        conn.close()
+        stop()
+
+
 def test_a_feed_ends_after_notes_feed_seconds_as_a_whole_json_array(monkeypatch):
     monkeypatch.setenv("NOTES_FEED_SECONDS", "0.3")
     client = notes_app.create_app().test_client()
@@ -7152,7 +7194,7 @@ def test_browser_follows_the_lists_changes_button_by_keyboard_and_shows_changes_
     tab.goto("/")
     tab.get_by_role("link", name="changes", exact=True).focus()
     tab.keyboard.press("Enter")
-    tab.wait_for_url(notes_site + "/changes?after=1")
+    tab.wait_for_url(notes_site + "/changes?after=1", wait_until="commit")  # it loads on
     _expect(tab.locator(".item")).to_have_count(1)  # where it is: nothing has changed since
     _expect(tab.locator(".item").first).to_contain_text('"position": 1')
     assert _api(notes_site, "/2/", "PUT", {"text": "written in <another> tab"})[0] == 200
@@ -7161,6 +7203,70 @@ def test_browser_follows_the_lists_changes_button_by_keyboard_and_shows_changes_
     _expect(tab.locator(".item").last).to_contain_text('"text": "written in <another> tab"')
     _expect(_stream_line(tab)).to_contain_text("Streaming\u2026 2 items")
     assert _axe(tab) == []
+
+
+_FEED_LISTENER = """<!DOCTYPE html><title>Changes</title><script>
+window.log = [];
+const source = new EventSource("/changes?after=0");
+source.onopen = () => log.push(["open"]);
+source.onerror = () => log.push(["error", source.readyState]);
+source.onmessage = (event) => log.push(["change", JSON.parse(event.data).text, event.lastEventId]);
+</script>"""
+
+
+@pytest.fixture
+def feed_site(live_site):
+    """A notes app whose feeds end after a second, as a cut connection would end them, with
+    a plain page that follows them with EventSource; ``site.resumed_from``: each feed
+    request's Last-Event-ID."""
+    app = notes_app.create_app(feed_seconds=1.0)
+    app.resumed_from = []
+    app.add_url_rule("/listen.html", "listen", lambda: flask.Response(
+        _FEED_LISTENER, mimetype="text/html"))
+
+    @app.before_request
+    def note_resumption():
+        if request.path == "/changes":
+            app.resumed_from.append(request.headers.get("Last-Event-ID"))
+    return live_site.serve(app), app
+
+
+def test_eventsource_resumes_from_its_last_id_and_misses_nothing_written_meanwhile(
+        chromium, feed_site):
+    site, app = feed_site
+    tab = _new_tab(chromium, site)
+    try:
+        tab.goto("/listen.html")
+        tab.wait_for_function("log.some((entry) => entry[0] === 'open')")
+        for text in ("one", "two"):
+            assert _api(site, "/1/", "PUT", {"text": text})[0] == 200
+        tab.wait_for_function("log.some((entry) => entry[0] === 'error')")  # the feed ended
+        for text in ("three", "four"):  # while EventSource waits its second to reconnect
+            assert _api(site, "/1/", "PUT", {"text": text})[0] == 200
+        tab.wait_for_function("log.filter((entry) => entry[0] === 'change').length >= 4")
+        changes = tab.evaluate("log.filter((entry) => entry[0] === 'change')")
+        assert changes == [["change", text, str(n)] for n, text in enumerate(
+            ["one", "two", "three", "four"], 1)]
+        assert app.resumed_from[:2] == [None, "2"]
+    finally:
+        tab.context.close()
+
+
+def test_the_feeds_page_resumes_from_the_last_id_it_showed(chromium, notes_site):
+    tab = _new_tab(chromium, notes_site)
+    try:
+        tab.goto("/changes?after=0", wait_until="commit")  # it loads for as long as it streams
+        assert _api(notes_site, "/1/", "PUT", {"text": "seen"})[0] == 200
+        _expect(tab.locator(".item")).to_have_count(2)  # where it was, and the change
+        tab.get_by_role("button", name="Stop").click()
+        assert _api(notes_site, "/1/", "PUT", {"text": "while stopped"})[0] == 200
+        tab.get_by_role("button", name="Resume").click()
+        _expect(tab.locator(".item")).to_have_count(3)
+        _expect(tab.locator(".item").last).to_contain_text('"text": "while stopped"')
+        _expect(tab.locator(".item").nth(1)).to_contain_text('"text": "seen"')
+        assert _axe(tab) == []
+    finally:
+        tab.context.close()
 
 
 # ---------------------------------------------------------------------------
