@@ -6506,9 +6506,13 @@ def test_a_position_no_longer_kept_or_past_the_latest_is_a_410_never_a_gap(
 
 def test_the_feed_is_a_url_of_its_own_that_no_notes_key_shares():
     """At /changes/, the notes' /<key>/ would take it too: OPTIONS would list PUT and
-    DELETE, and a PUT there would reach a note's view."""
+    DELETE, and a PUT there would reach a note's view. (Werkzeug before 2.2 lists, for any
+    /x, the methods of the /x/ it would redirect them to.)"""
+    import werkzeug.routing
     client = notes_app.create_app().test_client()
-    assert client.options("/changes").headers["Allow"] == "GET, HEAD, OPTIONS"
+    allowed = client.options("/changes").headers["Allow"]
+    if hasattr(werkzeug.routing, "StateMachineMatcher"):  # Werkzeug 2.2+
+        assert allowed == "GET, HEAD, OPTIONS"
     _assert_api_error(client.post("/changes", json={"text": "x"}), 405)
 
 
@@ -6939,8 +6943,13 @@ def test_a_client_that_stops_reading_is_let_go_after_the_write_timeout(monkeypat
     """It reads nothing while 10 MB of changes are written: once the sockets' buffers are
     full, a write waits STREAM_WRITE_TIMEOUT at the most (1 s here), and the feed ends."""
     monkeypatch.setattr(notes_app, "FEED_WRITE_TIMEOUT", 1)
-    port, stop = _serve_in_thread(notes_app.create_app())
+    app, handed = notes_app.create_app(), []
+    app.before_request(lambda: handed.append("werkzeug.socket" in request.environ))
+    port, stop = _serve_in_thread(app)
+    conn = None
     try:
+        if not _http(port, "GET", "/") or not handed[0]:
+            pytest.skip("this werkzeug's server does not hand the app its socket (2.0+ does)")
         before = _feed_threads()
         conn, feed = _feed_socket(port)
         assert _read_item(feed) == {"position": 0}
@@ -6952,7 +6961,8 @@ def test_a_client_that_stops_reading_is_let_go_after_the_write_timeout(monkeypat
             thread.join(20)
         assert started and not [thread for thread in started if thread.is_alive()]
     finally:
-        conn.close()
+        if conn is not None:
+            conn.close()
         stop()
 
 
