@@ -5,7 +5,9 @@
     python notes_app.py --db notes.db   # or: NOTES_DB=notes.db gunicorn -w 4 notes_app:app
     NOTES_DB=postgresql://user:password@host/db gunicorn -w 4 notes_app:app   # many machines
 
-Open it in a browser for the browsable page, or use curl for JSON.
+Open it in a browser for the browsable page, or use curl for JSON. Every change to the
+notes streams from /changes as it is made (each open feed holds one of the server's
+threads: give gunicorn --threads enough for them).
 """
 
 import argparse
