@@ -41,7 +41,7 @@ selector: ``pytest test_all.py::TestStreams``.
     TestAccessibility            the page for everyone: what spans its parts
     TestNotesAPI ...             notes_app.py: the API, TestNotesLimitsAndHosts,
                                  TestNotesSQLite, TestNotesPostgres, TestNotesCommandLine,
-                                 TestNotesFuzz, TestNotesOnGunicorn
+                                 TestNotesFuzz, TestNotesOnGunicorn, TestNotesChangeFeed
 """
 
 import base64
@@ -7202,7 +7202,7 @@ class TestOpenAPI:
         document = _validated(response.get_json())
         assert document["openapi"] == "3.1.0"
         assert document["info"] == {"title": "Notes App", "version": "0"}
-        assert sorted(document["paths"]) == ["/", "/{key}/"]
+        assert sorted(document["paths"]) == ["/", "/changes", "/{key}/"]
         page = _browse(client, "/openapi.json")
         assert page.content_type.startswith("text/html")
         assert page.body_json == document
@@ -13345,16 +13345,17 @@ class TestNotesFuzz:
 # Notes app: on gunicorn
 # ---------------------------------------------------------------------------
 
-def _gunicorn(tmp_path, name, env, workers=2):
-    """notes_app under gunicorn with ``workers`` workers of 4 threads: (process, port)."""
+def _gunicorn(tmp_path, name, env, workers=2, options=()):
+    """notes_app under gunicorn with ``workers`` workers of 4 threads, and any other
+    ``options`` of gunicorn's: (process, port)."""
     log = str(tmp_path / (name + ".log"))
     runtime = tmp_path / name
     runtime.mkdir()
     env = dict(env, XDG_RUNTIME_DIR=str(runtime))
     with open(log, "w") as out:
         proc = subprocess.Popen([GUNICORN, "--workers", str(workers), "--threads", "4",
-                                 "--bind", "127.0.0.1:0", "notes_app:app"], cwd=NOTES_DIR,
-                                env=env, stdout=out, stderr=subprocess.STDOUT)
+                                 "--bind", "127.0.0.1:0"] + list(options) + ["notes_app:app"],
+                                cwd=NOTES_DIR, env=env, stdout=out, stderr=subprocess.STDOUT)
     try:
         return proc, _wait_for_gunicorn(proc, log, workers)
     except BaseException:  # pytest.fail's too
@@ -13511,3 +13512,730 @@ class TestNotesOnGunicorn:
         finally:
             stop.set()
             _stop(proc)
+
+
+# ---------------------------------------------------------------------------
+# Notes app: the change feed
+# ---------------------------------------------------------------------------
+# GET /changes: each write once, in order of position, from memory, SQLite (a machine's
+# workers) and PostgreSQL (many machines); resumed from any position the log still keeps.
+
+@pytest.fixture(params=["memory", "sqlite", "postgresql"])
+def feed_db(request, tmp_path):
+    """Where a feed test's notes app keeps its notes: each store in turn (PostgreSQL on the
+    suite's own server)."""
+    if request.param == "postgresql":
+        return request.getfixturevalue("postgres").new_database()
+    return None if request.param == "memory" else str(tmp_path / "notes.db")
+
+
+@pytest.fixture
+def follow():
+    """Opens feeds through a notes app's test client, and closes them after the test (as a
+    client going away would): ``follow(client, query, headers)`` is a function that returns
+    the feed's next item, with the response as ``.response`` and the next line as it came,
+    bytes, from ``.line()``."""
+    opened = []
+
+    def open_feed(client, query="", headers=None):
+        headers = dict({"Accept": "application/jsonl"}, **(headers or {}))
+        response = client.get("/changes" + query, headers=headers, buffered=False)
+        opened.append(response)
+        chunks = iter(response.response)
+
+        def next_item():
+            return json.loads(next(chunks))
+        next_item.response, next_item.line = response, lambda: next(chunks)
+        return next_item
+
+    yield open_feed
+    for response in opened:
+        response.close()
+
+
+def _change(position, change, key, text):
+    return {"position": position, "change": change, "key": key, "text": text,
+            "url": "http://localhost/{}/".format(key)}
+
+
+@pytest.fixture
+def feed_gunicorn(tmp_path):
+    """``start(db, name, workers)`` serves notes_app under gunicorn on ``db``: (master, port,
+    a function giving the pids of the workers that have answered), stopped after the test.
+    A stop waits ``--graceful-timeout`` for the open feeds (30 s by default): here, 1 s."""
+    if not os.path.exists(GUNICORN):
+        pytest.skip("gunicorn is not installed")
+    started = []
+
+    def start(db, name="notes", workers=2):
+        access = str(tmp_path / (name + "-access.log"))
+        master, port = _gunicorn(tmp_path, name, _feed_env(db), workers, [
+            "--access-logfile", access, "--access-logformat", "%(p)s", "--graceful-timeout",
+            "1"])
+        started.append(master)
+        return master, port, lambda: set(_read(access).split())
+    yield start
+    for master in started:
+        _stop(master)
+
+
+def _feed_env(db):
+    env = {name: value for name, value in os.environ.items() if not name.startswith("NOTES_")}
+    return dict(env, NOTES_DB=db)
+
+
+def _feed_socket(port, query="", headers=None):
+    """A feed read as JSON Lines over a connection of its own: (connection, response)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", "/changes" + query, headers=dict(
+        {"Accept": "application/jsonl"}, **(headers or {})))
+    conn.socket = conn.sock  # which http.client lets go of once it has a response
+    return conn, conn.getresponse()
+
+
+def _read_item(response):
+    line = response.readline()
+    assert line, "the feed ended"
+    return json.loads(line)
+
+
+def _read_change(response):
+    """The next change, past any item that only says where the feed is."""
+    item = _read_item(response)
+    return item if "change" in item else _read_change(response)
+
+
+def _worker_serving(master, client_port):
+    """The pid of the gunicorn worker (a child of ``master``) holding the connection from
+    ``client_port``: its socket's inode in /proc/net/tcp, among the worker's open files."""
+    sockets = ["socket:[{}]".format(line.split()[9])
+               for line in _read("/proc/net/tcp").splitlines()[1:]
+               if line.split()[2].endswith(":{:04X}".format(client_port))]
+    for pid in _read("/proc/{0}/task/{0}/children".format(master)).split():
+        for fd in os.listdir("/proc/{}/fd".format(pid)):
+            with contextlib.suppress(OSError):  # closed since listed
+                if os.readlink("/proc/{}/fd/{}".format(pid, fd)) in sockets:
+                    return int(pid)
+    raise AssertionError("no worker holds the connection from port {}".format(client_port))
+
+
+class _Follower(threading.Thread):
+    """A client that follows the feed from ``after``, and resumes from the last position it
+    got whenever its connection breaks, as a well-written client does. ``positions`` grows
+    as changes come; ``port_in_use`` is its connection's own port."""
+
+    def __init__(self, port, after=0):
+        super().__init__(daemon=True)
+        self.port, self.after, self.items, self.reconnects = port, after, [], -1
+        self.stop, self.port_in_use, self.error = threading.Event(), None, None
+
+    def run(self):
+        try:
+            while not self.stop.is_set():
+                self.reconnects += 1
+                self._read_until_broken()
+        except BaseException as exc:  # reported by the test
+            self.error = exc
+
+    def _read_until_broken(self):
+        try:
+            conn, response = _feed_socket(self.port, "?after={}".format(self.after))
+        except OSError:
+            return time.sleep(0.05)  # no worker to take it yet: gunicorn is starting one
+        self.port_in_use = conn.socket.getsockname()[1]
+        try:
+            assert response.status == 200, response.read()
+            while not self.stop.is_set():
+                item = json.loads(response.readline() or b"null")  # null: cut off
+                if item is None:
+                    return
+                if "change" in item:
+                    assert item["position"] == self.after + 1, (item, self.after)
+                    self.items.append(item)
+                self.after = item["position"]
+        except (OSError, http.client.HTTPException, ValueError):
+            return  # cut off mid-line: resume
+        finally:
+            conn.close()
+
+
+def _writers(port, acknowledged, stop, count=3):
+    """``count`` threads that create and replace notes until ``stop``, each request on a
+    connection of its own, recording the writes answered as done: (key, text)."""
+    def write(n):
+        for i in itertools.count():
+            if stop.is_set():
+                return
+            text = "w{}-{}".format(n, i)
+            with contextlib.suppress(OSError, http.client.HTTPException, ValueError):
+                method, path = ("POST", "/") if i % 3 else ("PUT", "/{}/".format(n))
+                code, note = _http(port, method, path, {"text": text})
+                if code in (200, 201):
+                    acknowledged.append((_key_of(note), text))
+    threads = [threading.Thread(target=write, args=(n,), daemon=True) for n in range(count)]
+    for thread in threads:
+        thread.start()
+    return threads
+
+
+def _wait_until(done, seconds=20, what="it"):
+    """Poll ``done()`` (a state no event tells) until it holds, for ``seconds`` at most."""
+    deadline = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline, "waited {} s for {}".format(seconds, what)
+        time.sleep(0.02)
+
+
+def _log_rows(path):
+    """The SQLite file's change log as the feed sends it, read straight from the file."""
+    db = sqlite3.connect(path)
+    try:
+        return [{"position": p, "change": c, "key": k, "text": t}
+                for p, k, c, t in db.execute("SELECT * FROM changes ORDER BY position")]
+    finally:
+        db.close()
+
+
+def _readme_python(opening):
+    """The README's Python block that starts with ``opening``, as the reader copies it."""
+    readme = _read(os.path.join(NOTES_DIR, "README.md"))
+    return readme[readme.index("```python\n" + opening) + 10:].split("\n```\n", 1)[0]
+
+
+class _Enough(Exception):
+    pass
+
+
+def _serve_in_thread(app):
+    """``app`` on werkzeug's threaded server in this process: (port, stop)."""
+    from werkzeug.serving import make_server
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+
+    def stop():
+        server.shutdown()
+        thread.join(10)
+        server.server_close()
+    return server.server_port, stop
+
+
+def _feed_threads():
+    return [thread for thread in threading.enumerate()
+            if thread.name.startswith("notes change feed")]
+
+
+_FEED_LISTENER = """<!DOCTYPE html><title>Changes</title><script>
+window.log = [];
+const source = new EventSource("/changes?after=0");
+source.onopen = () => log.push(["open"]);
+source.onerror = () => log.push(["error", source.readyState]);
+source.onmessage = (event) => log.push(["change", JSON.parse(event.data).text, event.lastEventId]);
+</script>"""
+
+
+@pytest.fixture
+def feed_site(live_site):
+    """A notes app whose feeds end after a second, as a cut connection would end them, with
+    a plain page that follows them with EventSource; ``site.resumed_from``: each feed
+    request's Last-Event-ID."""
+    app = notes_app.create_app(feed_seconds=1.0)
+    app.resumed_from = []
+    app.add_url_rule("/listen.html", "listen", lambda: flask.Response(
+        _FEED_LISTENER, mimetype="text/html"))
+
+    @app.before_request
+    def note_resumption():
+        if request.path == "/changes":
+            app.resumed_from.append(request.headers.get("Last-Event-ID"))
+    return live_site.serve(app), app
+
+
+class TestNotesChangeFeed:
+    """The notes app's /changes: on the test client, real servers and gunicorn, then in
+    Chromium."""
+
+    def test_the_feed_sends_each_write_once_with_its_position_key_what_happened_and_text(
+            self, feed_db, follow):
+        client = notes_app.create_app(db=feed_db).test_client()
+        client.post("/", json={"text": "water the plants"})
+        _put(client, 1, "build the codez again")
+        _put(client, 9, "nine")
+        client.delete("/0/")
+        client.delete("/0/")  # nothing there: nothing changes
+        next_item = follow(client, "?after=0")
+        assert [next_item() for _ in range(4)] == [
+            _change(1, "created", 3, "water the plants"),
+            _change(2, "replaced", 1, "build the codez again"),
+            _change(3, "created", 9, "nine"),
+            _change(4, "deleted", 0, None)]
+        assert next_item.response.status_code == 200
+        assert next_item.response.mimetype == "application/jsonl"
+        _put(client, 3, "water the roses")  # and then each as it is made
+        assert next_item() == _change(5, "replaced", 3, "water the roses")
+
+    def test_a_feed_from_now_says_its_position_first_then_sends_what_follows(self, feed_db, follow):
+        client = notes_app.create_app(db=feed_db).test_client()
+        _put(client, 1, "before")
+        next_item = follow(client)  # no position: from now
+        assert next_item() == {"position": 1}  # at once, so the client knows where it is
+        _put(client, 2, "after")
+        assert next_item() == _change(2, "replaced", 2, "after")
+
+    def test_server_sent_events_have_each_position_as_their_id_and_where_it_is_as_position(self):
+        client = notes_app.create_app(feed_seconds=0.2).test_client()
+        _put(client, 1, "one")
+        sse = {"Accept": "text/event-stream"}
+        assert client.get("/changes?after=0", headers=sse).get_data(as_text=True) == (
+            'data: {"change": "replaced", "key": 1, "position": 1, "text": "one", '
+            '"url": "http://localhost/1/"}\nid: 1\nretry: 1000\n\n')
+        assert client.get("/changes", headers=sse).get_data(as_text=True) == (
+            'data: {"position": 1}\nevent: position\nid: 1\nretry: 1000\n\n')
+        resumed = client.get("/changes?after=0", headers=dict(sse, **{"Last-Event-ID": "1"}))
+        assert resumed.get_data(as_text=True).startswith('data: {"position": 1}\nevent: position')
+
+    def test_the_list_links_the_changes_that_follow_it_exactly(self, feed_db, follow):
+        client = notes_app.create_app(db=feed_db).test_client()
+        _put(client, 1, "one")
+        listed = client.get("/")
+        link = listed.headers["Link"]
+        assert link == '</changes?after=1>; rel="changes"'
+        _put(client, 2, "two")
+        next_item = follow(client, link[1:link.index(">")][len("/changes"):])
+        assert next_item() == _change(2, "replaced", 2, "two")  # nothing the list showed, again
+        assert [note["text"] for note in listed.get_json()] == ["do the shopping", "one",
+                                                                "paint the door"]
+
+    def test_a_client_that_disconnects_resumes_from_its_last_position_missing_nothing(
+            self, feed_db, follow):
+        client = notes_app.create_app(db=feed_db).test_client()
+        next_item = follow(client, "?after=0")
+        assert next_item() == {"position": 0}  # nothing yet
+        for n in range(3):
+            _put(client, n, "first {}".format(n))
+        last = [next_item() for _ in range(2)][-1]["position"]
+        next_item.response.close()  # gone, after two of the three
+        for n in range(3):
+            _put(client, n, "then {}".format(n))
+        resumed = follow(client, "?after={}".format(last))
+        assert [resumed()["position"] for _ in range(4)] == [3, 4, 5, 6]
+        assert resumed.response.status_code == 200
+
+    def test_last_event_id_wins_over_after_as_eventsource_resends_its_first_url(self, feed_db,
+                                                                                follow):
+        client = notes_app.create_app(db=feed_db).test_client()
+        for n in range(3):
+            _put(client, n, str(n))
+        next_item = follow(client, "?after=0", {"Last-Event-ID": "2"})
+        assert next_item() == _change(3, "replaced", 2, "2")
+
+    def test_a_position_no_longer_kept_or_past_the_latest_is_a_410_never_a_gap(
+            self, feed_db, monkeypatch, follow):
+        monkeypatch.setattr(notes_app, "CHANGES_KEPT", 5)
+        client = notes_app.create_app(db=feed_db).test_client()
+        for n in range(12):
+            _put(client, n, str(n))
+        gone = client.get("/changes?after=0")
+        _assert_api_error(gone, 410)
+        assert "no longer kept" in gone.get_json()["detail"]
+        assert "GET /" in gone.get_json()["detail"]  # and what to do instead
+        assert [follow(client, "?after=7")()["position"]] == [8]  # the last 5 are kept
+        future = client.get("/changes?after=13")
+        _assert_api_error(future, 410)
+        assert "past the latest change, 12" in future.get_json()["detail"]
+
+    def test_the_feed_is_a_url_of_its_own_that_no_notes_key_shares(self):
+        """At /changes/, the notes' /<key>/ would take it too: OPTIONS would list PUT and
+        DELETE, and a PUT there would reach a note's view. (Werkzeug before 2.2 lists, for any
+        /x, the methods of the /x/ it would redirect them to.)"""
+        import werkzeug.routing
+        client = notes_app.create_app().test_client()
+        allowed = client.options("/changes").headers["Allow"]
+        if hasattr(werkzeug.routing, "StateMachineMatcher"):  # Werkzeug 2.2+
+            assert allowed == "GET, HEAD, OPTIONS"
+        _assert_api_error(client.post("/changes", json={"text": "x"}), 405)
+
+    @pytest.mark.parametrize("query, headers", [
+        ("?after=x", {}), ("?after=-1", {}), ("?after=1.5", {}), ("?after=" + "9" * 19, {}),
+        ("?after=%00", {}), ("", {"Last-Event-ID": "seven"}),
+        ("?after=1", {"Last-Event-ID": "1 2"}),
+        ("?after=" + "1" * 19, {"Last-Event-ID": "0"}),  # refused, though the header would win
+        ("?after=", {}), ("", {"Last-Event-ID": ""}),
+    ])
+    def test_a_position_that_is_not_one_is_a_400_with_a_detail(self, query, headers):
+        client = notes_app.create_app().test_client()
+        response = client.get("/changes" + query, headers=headers)
+        _assert_api_error(response, 400)
+        assert "position" in response.get_json()["detail"]
+
+    def test_a_client_left_behind_by_the_log_gets_an_error_line_not_a_gap(
+            self, tmp_path, monkeypatch, follow):
+        monkeypatch.setattr(notes_app, "CHANGES_KEPT", 5)
+        monkeypatch.setattr(notes_app, "FEED_RECENT", 3)  # nor does memory keep them for it
+        client = notes_app.create_app(db=str(tmp_path / "notes.db"), feed_seconds=5).test_client()
+        next_item = follow(client, "?after=0")
+        assert next_item() == {"position": 0}
+        _put(client, 1, "read")
+        assert next_item()["position"] == 1
+        for n in range(20):  # while the client reads nothing
+            _put(client, 2, str(n))
+        lines = []
+        while True:  # what memory still had for it, in order, then the end
+            line = next_item.line()
+            if line.startswith(b"error: "):
+                break
+            lines.append(json.loads(line)["position"])
+        assert lines == list(range(2, 2 + len(lines)))  # none missed before the error
+        assert "no longer kept" in json.loads(line[len(b"error: "):])["detail"]
+        with pytest.raises(StopIteration):
+            next_item.line()
+        _assert_api_error(client.get("/changes?after=1"), 410)  # and so is its resumption
+
+    def test_what_a_process_keeps_for_its_feeds_is_bounded_however_big_the_notes(
+            self, tmp_path, follow):
+        """400 notes of 100,000 characters (40 MB) written while a feed reads nothing, then 20
+        feeds from the start each reading one change: memory keeps 16 Mi characters of changes,
+        and each feed holds a batch of 256 Ki characters (one change at least), not 100 changes."""
+        import tracemalloc
+        client = notes_app.create_app(db=str(tmp_path / "notes.db")).test_client()
+        idle = follow(client)
+        assert idle() == {"position": 0}
+        tracemalloc.start()
+        try:
+            before = tracemalloc.get_traced_memory()[0]
+            for n in range(400):
+                _put(client, n % 50, "{:06d}".format(n) + "x" * 99994)
+            stalled = [follow(client, "?after=0") for _ in range(20)]
+            assert all(feed()["position"] == 1 for feed in stalled)
+            grown = tracemalloc.get_traced_memory()[0] - before
+        finally:
+            tracemalloc.stop()
+        assert grown < 28 * 2 ** 20, "{:.0f} MiB kept".format(grown / 2 ** 20)
+        assert idle()["position"] == 1  # the idle feed went on reading, from the store
+
+    def test_a_feed_on_one_gunicorn_worker_gets_the_others_writes_within_a_second(
+            self, feed_gunicorn, tmp_path):
+        _, port, worker_pids = feed_gunicorn(str(tmp_path / "notes.db"), workers=4)
+        conn, feed = _feed_socket(port)
+        try:
+            position = _read_item(feed)["position"]
+            delays = []
+            for n in range(30):  # each on a connection of its own: any worker answers
+                status_code, note = _http(port, "POST", "/", {"text": "note {}".format(n)})
+                answered = time.monotonic()
+                assert status_code == 201
+                item = _read_item(feed)
+                delays.append(time.monotonic() - answered)
+                position += 1
+                assert item == {"position": position, "change": "created", "key": _key_of(note),
+                                "text": note["text"], "url": note["url"]}
+            assert max(delays) < 1.0, delays
+        finally:
+            conn.close()
+        assert len(worker_pids()) >= 2, "one worker answered every write"
+
+    def test_the_readmes_python_client_gets_every_change_once_through_killed_workers(
+            self, feed_gunicorn, tmp_path):
+        pytest.importorskip("requests")
+        master, port, _ = feed_gunicorn(str(tmp_path / "notes.db"))
+        scope, got = {}, []
+        exec(_readme_python("import json\nimport time"), scope)
+
+        def handle(change):
+            got.append(change)
+            if len(got) == 6:
+                raise _Enough()
+
+        def client():
+            with contextlib.suppress(_Enough):
+                scope["follow"]("http://127.0.0.1:{}".format(port), 0, handle)
+        follower = threading.Thread(target=client, daemon=True)
+        follower.start()
+        for n in range(3):
+            assert _http(port, "PUT", "/1/", {"text": "before {}".format(n)})[0] == 200
+        _wait_until(lambda: len(got) == 3, what="the first changes")
+        for pid in _read("/proc/{0}/task/{0}/children".format(master.pid)).split():
+            os.kill(int(pid), signal.SIGKILL)  # the client's worker among them
+        for n in range(3):
+            while True:  # until the master has started workers again
+                with contextlib.suppress(OSError, http.client.HTTPException):
+                    if _http(port, "PUT", "/1/", {"text": "after {}".format(n)})[0] == 200:
+                        break
+                time.sleep(0.05)
+        follower.join(30)
+        assert [change["text"] for change in got] == ["before 0", "before 1", "before 2",
+                                                      "after 0", "after 1", "after 2"]
+        assert [change["position"] for change in got] == [1, 2, 3, 4, 5, 6]
+
+    def test_a_worker_killed_with_minus_9_mid_feed_loses_no_change_and_repeats_none(
+            self, feed_gunicorn, tmp_path):
+        path = str(tmp_path / "notes.db")
+        master, port, _ = feed_gunicorn(path, workers=3)
+        follower, acknowledged, stop = _Follower(port), [], threading.Event()
+        follower.start()
+        writers = _writers(port, acknowledged, stop)
+        try:
+            _wait_until(lambda: len(follower.items) >= 20, what="the first changes")
+            os.kill(_worker_serving(master.pid, follower.port_in_use), signal.SIGKILL)
+            _wait_until(lambda: follower.reconnects >= 1 and len(follower.items) >= 60,
+                        what="changes after the kill")
+            stop.set()
+            for thread in writers:
+                thread.join(30)
+            logged = _log_rows(path)
+            _wait_until(lambda: len(follower.items) >= len(logged), what="the last changes")
+        finally:
+            stop.set()
+            follower.stop.set()
+        assert follower.error is None, follower.error
+        sent = [{name: item[name] for name in ("position", "change", "key", "text")}
+                for item in follower.items]
+        assert sent == logged  # every change, once each, in order: 1, 2, 3, ...
+        assert [row["position"] for row in logged] == list(range(1, len(logged) + 1))
+        assert set(acknowledged) <= {(row["key"], row["text"]) for row in logged}
+
+    def test_feeds_on_two_postgres_masters_get_every_change_once_through_a_database_restart(
+            self, postgres, feed_gunicorn):
+        """Writes through one gunicorn master reach a feed on the other within a second; then
+        PostgreSQL restarts under writes that go on (each 503 retried): the feed, on the same
+        connection all along, gets every change once, in order, including those written while
+        its listener was reconnecting (it catches up as it listens again)."""
+        url = postgres.new_database()
+        one_port, two_port = [feed_gunicorn(url, name)[1] for name in ("one", "two")]
+        conn, feed = _feed_socket(one_port, "?after=0")
+        try:
+            for n in range(10):
+                assert _http(two_port, "PUT", "/1/", {"text": "before {}".format(n)})[0] == 200
+                answered = time.monotonic()
+                assert _read_change(feed)["text"] == "before {}".format(n)
+                assert time.monotonic() - answered < 1.0
+            postgres.stop()
+            acknowledged = [_http(two_port, "PUT", "/1/", {"text": "while down"})[0]]
+            postgres.start()
+            for n in range(10):  # at once, while the listeners are still reconnecting
+                while _http(two_port, "PUT", "/1/", {"text": "after {}".format(n)})[0] != 200:
+                    time.sleep(0.05)  # a 503 until the pool has reconnected: try again
+            texts = [_read_change(feed)["text"] for _ in range(10)]
+        finally:
+            conn.close()
+        assert acknowledged == [503]
+        assert texts == ["after {}".format(n) for n in range(10)]
+        import psycopg
+        with psycopg.connect(url) as db:
+            assert db.execute("SELECT max(position) FROM note_changes").fetchone()[0] == 20
+
+    def test_a_hundred_idle_feeds_hold_one_listening_connection_not_one_each(self, postgres):
+        import psycopg
+        url = postgres.new_database()
+        port, stop = _serve_in_thread(notes_app.create_app(db=url))
+        feeds = []
+        try:
+            for _ in range(100):
+                feeds.append(_feed_socket(port))
+                assert _read_item(feeds[-1][1]) == {"position": 0}
+            time.sleep(2)  # idle: what the app's connections do meanwhile is the test
+            with psycopg.connect(url) as db:
+                held = db.execute(
+                    "SELECT count(*), coalesce(min(now() - state_change), interval '1 day')"
+                    " FROM pg_stat_activity WHERE datname = current_database()"
+                    " AND pid <> pg_backend_pid()").fetchone()
+            assert held[0] <= notes_app.POSTGRES_POOL + 1  # the pool's, and one listening
+            assert held[1] > datetime.timedelta(seconds=1.5)  # and none has asked for anything
+            assert _http(port, "PUT", "/1/", {"text": "to all"})[0] == 200
+            assert all(_read_change(response)["text"] == "to all" for _, response in feeds)
+        finally:
+            for conn, _ in feeds:
+                conn.close()
+            stop()
+
+    def test_the_postgres_listener_catches_up_on_what_was_written_while_it_was_not_listening(
+            self, postgres, monkeypatch):
+        """Its connection lost, the listener hears no NOTIFY until it listens again: once it
+        does, it wakes the reader, which reads what was written meanwhile."""
+        import psycopg
+        url = postgres.new_database()
+        store, writer = notes_app.PostgresNoteStore(url), notes_app.PostgresNoteStore(url)
+        woken, stop, reconnect = threading.Event(), threading.Event(), threading.Event()
+        connect = psycopg.connect
+        calls = []
+
+        def held_connect(*args, **kwargs):  # the listener's second connection waits for the test
+            calls.append(1)
+            if len(calls) > 1:
+                reconnect.wait(30)
+            return connect(*args, **kwargs)
+        monkeypatch.setattr(psycopg, "connect", held_connect)
+        listener = threading.Thread(target=store.watch, args=(woken.set, stop), daemon=True)
+        listener.start()
+        try:
+            assert woken.wait(10)  # as it first listens
+            woken.clear()
+            writer.put(1, "heard")
+            assert woken.wait(10)  # a NOTIFY
+            woken.clear()
+            postgres.stop()
+            postgres.start()
+            writer.put(1, "while it was not listening")  # no one hears its NOTIFY
+            reconnect.set()
+            assert woken.wait(10)
+        finally:
+            stop.set()
+            reconnect.set()
+            listener.join(10)
+
+    def test_clients_gone_are_found_at_the_next_heartbeat_and_the_feeds_threads_end(
+            self, monkeypatch):
+        monkeypatch.setattr(notes_app, "FEED_HEARTBEAT", 0.1)
+        port, stop = _serve_in_thread(notes_app.create_app())
+        try:
+            before = _feed_threads()
+            feeds = [_feed_socket(port) for _ in range(5)]
+            assert [_read_item(response) for _, response in feeds] == [{"position": 0}] * 5
+            started = [thread for thread in _feed_threads() if thread not in before]
+            assert len(started) == 2  # the reader and the watcher, for all five
+            for conn, _ in feeds:
+                conn.socket.shutdown(socket.SHUT_RDWR)  # as a closed tab does
+                conn.close()
+            for thread in started:
+                thread.join(5)
+            assert not [thread for thread in started if thread.is_alive()]
+        finally:
+            stop()
+
+    def test_a_client_that_stops_reading_is_let_go_after_the_write_timeout(self, monkeypatch):
+        """It reads nothing while 10 MB of changes are written: once the sockets' buffers are
+        full, a write waits STREAM_WRITE_TIMEOUT at the most (1 s here), and the feed ends."""
+        monkeypatch.setattr(notes_app, "FEED_WRITE_TIMEOUT", 1)
+        app, handed = notes_app.create_app(), []
+        app.before_request(lambda: handed.append("werkzeug.socket" in request.environ))
+        port, stop = _serve_in_thread(app)
+        conn = None
+        try:
+            if not _http(port, "GET", "/") or not handed[0]:
+                pytest.skip("this werkzeug's server does not hand the app its socket (2.0+ does)")
+            before = _feed_threads()
+            conn, feed = _feed_socket(port)
+            assert _read_item(feed) == {"position": 0}
+            started = [thread for thread in _feed_threads() if thread not in before]
+            for n in range(100):
+                assert _http(port, "PUT", "/1/", {"text": "{:03d}".format(n) + "x" * 99997})[0] \
+                    == 200
+            for thread in started:
+                thread.join(20)
+            assert started and not [thread for thread in started if thread.is_alive()]
+        finally:
+            if conn is not None:
+                conn.close()
+            stop()
+
+    def test_a_feed_ends_after_notes_feed_seconds_as_a_whole_json_array(self, monkeypatch):
+        monkeypatch.setenv("NOTES_FEED_SECONDS", "0.3")
+        client = notes_app.create_app().test_client()
+        started = time.monotonic()
+        response = client.get("/changes?after=0", headers={"Accept": "application/json"})
+        assert response.get_json() == [{"position": 0}]  # valid JSON, once it has ended
+        assert 0.3 <= time.monotonic() - started < 5
+        monkeypatch.setenv("NOTES_FEED_SECONDS", "soon")
+        with pytest.raises(ValueError, match="NOTES_FEED_SECONDS must be a number of seconds"):
+            notes_app.create_app()
+
+    def test_an_sqlite_file_from_before_the_log_gets_it_and_keeps_its_notes(self, tmp_path, follow):
+        path = str(tmp_path / "notes.db")
+        db = sqlite3.connect(path)
+        db.executescript(
+            "CREATE TABLE notes (key INTEGER PRIMARY KEY, text TEXT NOT NULL);"
+            "CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT);"
+            "INSERT INTO meta VALUES ('schema', '1'); INSERT INTO notes VALUES (5, 'kept');"
+            "PRAGMA application_id = {};".format(notes_app.APPLICATION_ID))
+        db.close()
+        client = notes_app.create_app(db=path).test_client()
+        assert _texts(client) == ["kept"]
+        assert client.get("/").headers["Link"] == '</changes?after=0>; rel="changes"'
+        _put(client, 5, "changed")
+        assert follow(client, "?after=0")() == _change(1, "replaced", 5, "changed")
+
+    def test_a_postgres_database_from_before_the_log_gets_it_and_another_apps_is_refused(
+            self, postgres, follow):
+        import psycopg
+        url = postgres.new_database()
+        with psycopg.connect(url, autocommit=True) as db:
+            db.execute("CREATE TABLE notes (key BIGINT PRIMARY KEY, text TEXT NOT NULL)")
+            db.execute("COMMENT ON TABLE notes IS '{}'".format(notes_app.POSTGRES_MARK))
+            db.execute("INSERT INTO notes VALUES (5, 'kept')")
+        client = notes_app.create_app(db=url).test_client()
+        assert _texts(client) == ["kept"]
+        _put(client, 5, "changed")
+        assert follow(client, "?after=0")() == _change(1, "replaced", 5, "changed")
+        theirs = postgres.new_database()
+        with psycopg.connect(theirs, autocommit=True) as db:
+            db.execute("CREATE TABLE note_changes (id INTEGER)")
+        with pytest.raises(notes_app.StoreError, match="'note_changes' that is not this app's"):
+            notes_app.create_app(db=theirs)
+
+    def test_the_feed_is_documented_as_a_stream_of_changes_with_their_schema(self):
+        document = _validated(notes_app.create_app().openapi())
+        operation = _operation(document, "/changes", "get")
+        success = operation["responses"]["200"]["content"]
+        assert {"application/jsonl", "application/x-ndjson", "text/event-stream"} <= set(success)
+        item = success["application/jsonl"]["schema"]["items"]
+        assert item["required"] == ["position"]
+        assert item["properties"]["change"] == {"enum": ["created", "replaced", "deleted"]}
+        event = success["text/event-stream"]["schema"]["properties"]["data"]["contentSchema"]
+        assert event == item
+        assert {(p["in"], p["name"]) for p in operation["parameters"]} >= {
+            ("query", "after"), ("header", "Last-Event-ID")}
+        assert {"400", "410", "503"} <= set(operation["responses"])
+        link = _operation(document, "/", "get")["responses"]["200"]["headers"]["Link"]
+        assert "changes" in link["description"]
+
+    def test_the_notes_page_has_a_changes_button_to_the_feed_after_the_list(self, notes_client):
+        notes_client.put("/1/", json={"text": "changed"})
+        page = _browse(notes_client, "/")
+        button = page.one("a", rel="changes")
+        assert button.attrs["href"] == "/changes?after=1" and button.text == "changes"
+
+    def test_browser_follows_the_lists_changes_button_by_keyboard_and_shows_changes_live(
+            self, tab, notes_site):
+        assert _api(notes_site, "/1/", "PUT", {"text": "before the list"})[0] == 200
+        tab.goto("/")
+        tab.get_by_role("link", name="changes", exact=True).focus()
+        tab.keyboard.press("Enter")
+        tab.wait_for_url(notes_site + "/changes?after=1", wait_until="commit")  # it loads on
+        _expect(tab.locator(".item")).to_have_count(1)  # where it is: nothing has changed since
+        _expect(tab.locator(".item").first).to_contain_text('"position": 1')
+        assert _api(notes_site, "/2/", "PUT", {"text": "written in <another> tab"})[0] == 200
+        _expect(tab.locator(".item")).to_have_count(2)
+        _expect(tab.locator(".item").last).to_contain_text('"change": "replaced"')
+        _expect(tab.locator(".item").last).to_contain_text('"text": "written in <another> tab"')
+        _expect(_stream_line(tab)).to_contain_text("Streaming\u2026 2 items")
+        assert _axe(tab) == []
+
+    def test_eventsource_resumes_from_its_last_id_and_misses_nothing_written_meanwhile(
+            self, chromium, feed_site):
+        site, app = feed_site
+        with _open_tab(chromium, site) as tab:
+            tab.goto("/listen.html")
+            tab.wait_for_function("log.some((entry) => entry[0] === 'open')")
+            for text in ("one", "two"):
+                assert _api(site, "/1/", "PUT", {"text": text})[0] == 200
+            tab.wait_for_function("log.some((entry) => entry[0] === 'error')")  # the feed ended
+            for text in ("three", "four"):  # while EventSource waits its second to reconnect
+                assert _api(site, "/1/", "PUT", {"text": text})[0] == 200
+            tab.wait_for_function("log.filter((entry) => entry[0] === 'change').length >= 4")
+            changes = tab.evaluate("log.filter((entry) => entry[0] === 'change')")
+            assert changes == [["change", text, str(n)] for n, text in enumerate(
+                ["one", "two", "three", "four"], 1)]
+            assert app.resumed_from[:2] == [None, "2"]
+
+    def test_the_feeds_page_resumes_from_the_last_id_it_showed(self, chromium, notes_site):
+        with _open_tab(chromium, notes_site) as tab:
+            tab.goto("/changes?after=0", wait_until="commit")  # it loads for as long as it streams
+            assert _api(notes_site, "/1/", "PUT", {"text": "seen"})[0] == 200
+            _expect(tab.locator(".item")).to_have_count(2)  # where it was, and the change
+            tab.get_by_role("button", name="Stop").click()
+            assert _api(notes_site, "/1/", "PUT", {"text": "while stopped"})[0] == 200
+            tab.get_by_role("button", name="Resume").click()
+            _expect(tab.locator(".item")).to_have_count(3)
+            _expect(tab.locator(".item").last).to_contain_text('"text": "while stopped"')
+            _expect(tab.locator(".item").nth(1)).to_contain_text('"text": "seen"')
+            assert _axe(tab) == []

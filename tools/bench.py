@@ -4,6 +4,8 @@
     python tools/bench.py --quick      # 3 short rounds, a CI smoke test
     python tools/bench.py --rounds 11  # more rounds for steadier numbers
     python tools/bench.py --stream-page  # the page under 10,000 stream items a second, alone
+    python tools/bench.py --feed       # the notes' change feed under gunicorn, alone: 1 to 1,000
+                                       # subscribers, a write's delay to them and the write rate
 
 From the repository root, where it finds ``flask_api.py`` and ``notes_app.py``.
 
@@ -44,6 +46,7 @@ scenario within 1.05x bare Flask, the HTML page within 2x the JSON list,
 
 import argparse
 import contextlib
+import functools
 import gc
 import io
 import json
@@ -77,6 +80,7 @@ INITIAL_NOTES = {0: "do the shopping", 1: "build the codez", 2: "paint the door"
 MAX_KEY_DIGITS = 18  # notes_app's
 KEY_PATTERN = re.compile(r"[0-9]{1,%d}" % MAX_KEY_DIGITS)  # notes_app's
 BIG = 1000  # notes in the large-list scenario
+CHANGES_KEPT = 10000  # notes_app's
 JSON_TARGET = 1.05
 BROWSABLE_TARGET = 1.02  # BrowsableAPI on a plain Flask app, for its JSON clients
 HTML_TARGET = 2.0
@@ -91,11 +95,24 @@ def _notes(count: Optional[int]) -> Optional[Dict[int, str]]:
     return None if count is None else {key: "note number {}".format(key) for key in range(count)}
 
 
+class Change(NamedTuple):
+    """notes_app.Change, copied."""
+    position: int
+    key: int
+    change: str
+    text: Optional[str]
+
+
 class NoteStore:
-    """notes_app.NoteStore, copied: importing notes_app would import flask_api too."""
+    """notes_app.NoteStore, copied (its change log too, which each write keeps): importing
+    notes_app would import flask_api too."""
+
+    written = None  # type: Optional[Callable[[], None]]
 
     def __init__(self, notes: Optional[Dict[int, str]] = None) -> None:
         self._notes = dict(INITIAL_NOTES if notes is None else notes)
+        self._log = []  # type: List[Change]
+        self._position = 0
         self._lock = threading.Lock()
 
     def items(self) -> List[Tuple[int, str]]:
@@ -110,15 +127,37 @@ class NoteStore:
         with self._lock:
             key = max(self._notes, default=-1) + 1
             self._notes[key] = text
-            return key
+            self._record(key, "created", text)
+        self._logged()
+        return key
 
     def put(self, key: int, text: str) -> None:
         with self._lock:
+            change = "replaced" if key in self._notes else "created"
             self._notes[key] = text
+            self._record(key, change, text)
+        self._logged()
 
     def delete(self, key: int) -> None:
         with self._lock:
-            self._notes.pop(key, None)
+            if self._notes.pop(key, None) is None:
+                return
+            self._record(key, "deleted", None)
+        self._logged()
+
+    def _logged(self) -> None:
+        if self.written is not None:
+            self.written()
+
+    def _record(self, key: int, change: str, text: Optional[str]) -> None:
+        self._position += 1
+        self._log.append(Change(self._position, key, change, text))
+        if len(self._log) >= 2 * CHANGES_KEPT:
+            del self._log[:-CHANGES_KEPT]
+
+    def snapshot(self) -> Tuple[List[Tuple[int, str]], int]:
+        with self._lock:
+            return sorted(self._notes.items()), self._position
 
 
 def flaskapi_app(count: Optional[int] = None) -> Flask:
@@ -166,7 +205,13 @@ def flask_app(count: Optional[int] = None) -> Flask:
         if request.method == "POST":
             text = text_from_body()
             return jsonify(note(store.create(text), text)), 201
-        return jsonify([note(key, text) for key, text in store.items()])
+        items, position = store.snapshot()
+        link = '<{}?after={}>; rel="changes"'.format(url_for("notes_changes"), position)
+        return jsonify([note(key, text) for key, text in items]), {"Link": link}
+
+    @app.route("/changes")
+    def notes_changes() -> Any:  # the feed is FlaskAPI's streams: only its URL is needed here
+        abort(404)
 
     @app.route("/<key>/", methods=["GET", "PUT", "DELETE"])
     def notes_detail(key: str) -> Any:
@@ -743,6 +788,240 @@ def store_table(results: List[Tuple[str, str, Optional[Tuple[float, float]]]]) -
 
 
 # ---------------------------------------------------------------------------
+# The change feed: a write's delay to its subscribers, and the write rate while they listen
+# ---------------------------------------------------------------------------
+
+FEED_SUBSCRIBERS = (1, 100, 1000)
+FEED_WRITES = 40  # writes whose delay to every subscriber is measured, one after another
+FEED_RATE_SECONDS = 3.0  # of writes from 8 clients as fast as they go, for the write rate
+FEED_THREADS = 1100  # gunicorn threads per worker: each open feed holds one
+
+
+class FeedRow(NamedTuple):
+    store: str
+    subscribers: int
+    delays: List[float]  # seconds from each write's answer to its change at each subscriber
+    writes_per_second: float
+    feeds_rss: int  # bytes the workers grew by as the subscribers came
+
+
+def feed_subscribers(port: int, after: int, count: int, ready: Any, delivered: Any, stop: Any,
+                     out: Any) -> None:
+    """A child process: ``count`` JSON Lines feeds from position ``after``, read as they come
+    (asyncio, HTTP/1.0 so that the body is the lines). ``ready`` counts those that have
+    their first item, ``delivered[n]`` those that have change ``after + n``; sends back to
+    ``out`` the times (time.monotonic, one clock for every process) each change arrived at."""
+    import asyncio
+    arrived = {}  # type: Dict[int, List[float]]
+    found = re.compile(rb'"position": ([0-9]+)')
+
+    async def follow() -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=2 ** 20)
+        writer.write("GET /changes?after={} HTTP/1.0\r\nAccept: application/jsonl\r\n\r\n"
+                     .format(after).encode())
+        while (await reader.readline()) not in (b"\r\n", b""):
+            pass  # the head
+        await reader.readline()  # where it is: before the first change
+        with ready.get_lock():
+            ready.value += 1
+        while True:
+            line = await reader.readline()
+            if not line:
+                return
+            position = int(found.search(line).group(1)) - after  # type: ignore[union-attr]
+            if position <= FEED_WRITES:
+                arrived.setdefault(position, []).append(time.monotonic())
+                with delivered.get_lock():
+                    delivered[position] += 1
+
+    async def run() -> None:
+        tasks = [asyncio.ensure_future(follow()) for _ in range(count)]
+        while not stop.is_set():
+            await asyncio.sleep(0.05)
+        for task in tasks:
+            task.cancel()
+    asyncio.get_event_loop().run_until_complete(run())
+    out.send(arrived)
+
+
+def _proc(path: str) -> str:
+    with open(path) as text:
+        return text.read()
+
+
+def _workers_rss(master: int) -> int:
+    """Bytes resident in the gunicorn workers of ``master``, together."""
+    found = [re.search(r"VmRSS:\s+(\d+) kB", _proc("/proc/{}/status".format(pid)))
+             for pid in _proc("/proc/{0}/task/{0}/children".format(master)).split()]
+    return sum(int(kib.group(1)) * 1024 for kib in found if kib)
+
+
+def _warm_up(port: int) -> int:
+    """Requests, feeds among them, to each worker, so that what the workers grow by with the
+    subscribers is theirs, not their first requests' (imports, caches, connections). The
+    position they leave the change log at."""
+    import http.client
+    feeds = []
+    for _ in range(40):
+        feeds.append(http.client.HTTPConnection("127.0.0.1", port, timeout=30))
+        feeds[-1].request("GET", "/changes", headers={"Accept": "application/jsonl"})
+        feeds[-1].getresponse().readline()
+    for conn in feeds:
+        conn.close()
+    for n in range(40):  # the feeds closed find their clients gone as they send these
+        _put(port, 0, "warm {}".format(n))
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.request("GET", "/", headers={"Accept": "application/json"})
+    link = conn.getresponse().getheader("Link") or ""
+    conn.close()
+    return int(re.search(r"after=([0-9]+)", link).group(1))  # type: ignore[union-attr]
+
+
+def _put(port: int, key: int, text: str, conn: Any = None) -> int:
+    """PUT a note (on ``conn``, or a connection of its own): the answer's status."""
+    import http.client
+    own = conn is None
+    conn = conn or http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request("PUT", "/{}/".format(key), body=json.dumps({"text": text}),
+                     headers={"Content-Type": "application/json"})
+        response = conn.getresponse()
+        response.read()
+        return response.status
+    finally:
+        if own:
+            conn.close()
+
+
+def write_rate(port: int, seconds: float, clients: int = 8) -> float:
+    """PUTs a second from ``clients`` threads, each on a kept-alive connection of its own."""
+    import http.client
+    done = [0] * clients
+    deadline = time.monotonic() + seconds
+
+    def client(index: int) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        while time.monotonic() < deadline:
+            if _put(port, index, "rate {}".format(done[index]), conn) == 200:
+                done[index] += 1
+        conn.close()
+    threads = [threading.Thread(target=client, args=(n,)) for n in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sum(done) / seconds
+
+
+def feed_row(store: str, env: Dict[str, str], subscribers: int) -> FeedRow:
+    """One row: the notes app under gunicorn (2 workers) on a new database, ``subscribers``
+    feeds open in a child process, FEED_WRITES writes one at a time, each once every
+    subscriber has the one before, then the write rate while they listen."""
+    import multiprocessing
+    context = multiprocessing.get_context("fork")
+    proc, port = _serve(2, FEED_THREADS, env)
+    try:
+        ready, delivered = context.Value("i", 0), context.Array("i", FEED_WRITES + 1)
+        stop, (receive, send) = context.Event(), context.Pipe(duplex=False)
+        after = _warm_up(port)
+        child = context.Process(target=feed_subscribers, daemon=True,
+                                args=(port, after, subscribers, ready, delivered, stop, send))
+        before = _workers_rss(proc.pid)
+        child.start()
+        _wait(lambda: ready.value == subscribers, "the subscribers")
+        grown = _workers_rss(proc.pid) - before
+        answered = []
+        for position in range(1, FEED_WRITES + 1):
+            assert _put(port, 1, "write {}".format(position)) == 200
+            answered.append(time.monotonic())
+            _wait(functools.partial(lambda at: delivered[at] == subscribers, position),
+                  "change {}".format(position))
+        rate = write_rate(port, FEED_RATE_SECONDS)
+        stop.set()
+        arrived = receive.recv()
+        child.join(30)
+    finally:
+        stop.set()
+        proc.terminate()
+        proc.wait(60)
+    delays = [at - answered[position - 1] for position, times in arrived.items() for at in times]
+    return FeedRow(store, subscribers, delays, rate, grown)
+
+
+def _wait(done: Callable[[], bool], what: str, seconds: float = 120.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not done():
+        if time.monotonic() > deadline:
+            raise RuntimeError("bench.py: waited {:.0f} s for {}".format(seconds, what))
+        time.sleep(0.0005)
+
+
+def feeds() -> List[FeedRow]:
+    """The feed on SQLite, and on PostgreSQL where its server and psycopg are here: the
+    write rate with no one listening, then with each number of subscribers."""
+    import resource as limits
+    soft, hard = limits.getrlimit(limits.RLIMIT_NOFILE)  # a socket per subscriber, twice
+    limits.setrlimit(limits.RLIMIT_NOFILE, (max(soft, min(hard, 8192)), hard))
+    env = {name: value for name, value in os.environ.items() if not name.startswith("NOTES_")}
+    temp, server = tempfile.mkdtemp(prefix="notes-feed-"), None
+    from tools.postgres import Postgres
+    bindir = Postgres.find()
+    try:
+        import psycopg  # noqa: F401
+        if bindir:
+            server = Postgres(bindir)
+            server.start()
+    except ImportError:
+        pass
+    rows = []
+    try:
+        for name in ("SQLite", "PostgreSQL"):
+            if name == "PostgreSQL" and server is None:
+                continue
+            for count in (0,) + FEED_SUBSCRIBERS:
+                db = os.path.join(temp, "{}.db".format(count)) if name == "SQLite" \
+                    else server.new_database()  # type: ignore[union-attr]
+                if count == 0:  # no feed at all: the write rate alone, warmed up alike
+                    proc, port = _serve(2, FEED_THREADS, dict(env, NOTES_DB=db))
+                    try:
+                        _warm_up(port)
+                        rows.append(FeedRow(name, 0, [], write_rate(port, FEED_RATE_SECONDS), 0))
+                    finally:
+                        proc.terminate()
+                        proc.wait(60)
+                    continue
+                rows.append(feed_row(name, dict(env, NOTES_DB=db), count))
+    finally:
+        if server is not None:
+            server.stop("immediate")
+            shutil.rmtree(server.root, ignore_errors=True)
+        shutil.rmtree(temp, ignore_errors=True)
+    return rows
+
+
+def feed_table(rows: List[FeedRow]) -> str:
+    lines = ["| store | subscribers | a write's delay to them: median | p99 | writes/s while "
+             "they listen | workers' memory for them |", "|---|---:|---:|---:|---:|---:|"]
+    alone = {row.store: row.writes_per_second for row in rows if not row.subscribers}
+    for row in rows:
+        delays = sorted(row.delays)
+        cells = ["-", "-", "{:,.0f}".format(row.writes_per_second), "-"]
+        if row.subscribers:
+            cells = ["{:.1f} ms".format(statistics.median(delays) * 1000),
+                     "{:.1f} ms".format(delays[int(0.99 * (len(delays) - 1))] * 1000),
+                     "{:,.0f} ({:.2f}x)".format(row.writes_per_second,
+                                                row.writes_per_second / alone[row.store]),
+                     "{:+.1f} MiB".format(row.feeds_rss / 2 ** 20)]
+        lines.append("| {} | {} | {} |".format(row.store, "{:,}".format(row.subscribers)
+                                               if row.subscribers else "none", " | ".join(cells)))
+    return "\n".join(lines) + (
+        "\n\ngunicorn, 2 workers of {:,} threads (a feed holds one), on this machine; the "
+        "subscribers in one process (asyncio, JSON Lines), the writes from another: {} "
+        "PUTs one at a time, each once every subscriber has the one before, then {:.0f} s "
+        "of PUTs from 8 clients.".format(FEED_THREADS, FEED_WRITES, FEED_RATE_SECONDS))
+
+
+# ---------------------------------------------------------------------------
 # Streams: items per second from a generator view to a JSON Lines client
 # ---------------------------------------------------------------------------
 
@@ -906,11 +1185,17 @@ def main(argv: Optional[List[str]] = None) -> None:
                         "ten seconds, in Chromium")
     parser.add_argument("--stores", action="store_true",
                         help="only the notes stores under gunicorn, over real sockets")
+    parser.add_argument("--feed", action="store_true",
+                        help="only the notes' change feed under gunicorn: a write's delay to "
+                        "1, 100 and 1,000 subscribers, and the write rate while they listen")
     args = parser.parse_args(argv)
     if args.memory:
         return memory_child(args.memory, args.memory_requests)
     if args.stores:
         print(store_table(stores(6000)))
+        return None
+    if args.feed:
+        print(feed_table(feeds()))
         return None
     if args.stream_page:
         print(stream_page_table(stream_page()))
