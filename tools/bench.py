@@ -742,20 +742,8 @@ def store_load(port: int, clients: int, requests: int) -> Tuple[float, float]:
 
 def stores(requests: int) -> List[Tuple[str, str, Optional[Tuple[float, float]]]]:
     """Each store under the same load: (store, workers x threads, (req/s, p99 ms) or None)."""
-    env = {name: value for name, value in os.environ.items() if not name.startswith("NOTES_")}
     results = []  # type: List[Tuple[str, str, Optional[Tuple[float, float]]]]
-    temp = tempfile.mkdtemp(prefix="notes-bench-")
-    server = None
-    from tools.postgres import Postgres
-    bindir = Postgres.find()
-    try:
-        import psycopg  # noqa: F401
-        if bindir:
-            server = Postgres(bindir)
-            server.start()
-    except ImportError:
-        pass
-    try:
+    with _store_servers("notes-bench-") as (env, temp, server):
         for name, workers, threads, db in (
                 ("memory", 1, 8, None), ("SQLite", 4, 4, os.path.join(temp, "notes.db")),
                 ("PostgreSQL", 4, 4, server.new_database() if server else None)):
@@ -769,12 +757,31 @@ def stores(requests: int) -> List[Tuple[str, str, Optional[Tuple[float, float]]]
             finally:
                 proc.terminate()
                 proc.wait(30)
+    return results
+
+
+@contextlib.contextmanager
+def _store_servers(prefix: str) -> Iterator[Tuple[Dict[str, str], str, Any]]:
+    """(the environment less its NOTES_ settings, a folder for SQLite files, a PostgreSQL
+    server of its own where its binaries and psycopg are here, else None); all gone after."""
+    env = {name: value for name, value in os.environ.items() if not name.startswith("NOTES_")}
+    temp, server = tempfile.mkdtemp(prefix=prefix), None
+    from tools.postgres import Postgres
+    bindir = Postgres.find()
+    try:
+        try:
+            import psycopg  # noqa: F401
+            if bindir:
+                server = Postgres(bindir)
+                server.start()
+        except ImportError:
+            pass
+        yield env, temp, server
     finally:
         if server is not None:
             server.stop("immediate")
             shutil.rmtree(server.root, ignore_errors=True)
         shutil.rmtree(temp, ignore_errors=True)
-    return results
 
 
 def store_table(results: List[Tuple[str, str, Optional[Tuple[float, float]]]]) -> str:
@@ -962,25 +969,14 @@ def feeds() -> List[FeedRow]:
     import resource as limits
     soft, hard = limits.getrlimit(limits.RLIMIT_NOFILE)  # a socket per subscriber, twice
     limits.setrlimit(limits.RLIMIT_NOFILE, (max(soft, min(hard, 8192)), hard))
-    env = {name: value for name, value in os.environ.items() if not name.startswith("NOTES_")}
-    temp, server = tempfile.mkdtemp(prefix="notes-feed-"), None
-    from tools.postgres import Postgres
-    bindir = Postgres.find()
-    try:
-        import psycopg  # noqa: F401
-        if bindir:
-            server = Postgres(bindir)
-            server.start()
-    except ImportError:
-        pass
     rows = []
-    try:
+    with _store_servers("notes-feed-") as (env, temp, server):
         for name in ("SQLite", "PostgreSQL"):
             if name == "PostgreSQL" and server is None:
                 continue
             for count in (0,) + FEED_SUBSCRIBERS:
                 db = os.path.join(temp, "{}.db".format(count)) if name == "SQLite" \
-                    else server.new_database()  # type: ignore[union-attr]
+                    else server.new_database()
                 if count == 0:  # no feed at all: the write rate alone, warmed up alike
                     proc, port = _serve(2, FEED_THREADS, dict(env, NOTES_DB=db))
                     try:
@@ -991,11 +987,6 @@ def feeds() -> List[FeedRow]:
                         proc.wait(60)
                     continue
                 rows.append(feed_row(name, dict(env, NOTES_DB=db), count))
-    finally:
-        if server is not None:
-            server.stop("immediate")
-            shutil.rmtree(server.root, ignore_errors=True)
-        shutil.rmtree(temp, ignore_errors=True)
     return rows
 
 
