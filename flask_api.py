@@ -101,7 +101,7 @@ from flask import (
     request,
 )
 from flask import json as flask_json
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from werkzeug import routing
 from werkzeug.datastructures import Headers, ImmutableMultiDict, MultiDict
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge, default_exceptions
@@ -1491,13 +1491,19 @@ _REL_ORDER = {"first": 0, "prev": 1, "previous": 1, "next": 2, "last": 3}
 
 def _linked_header(name: str, value: str) -> str:
     """A Location, Content-Location or Link header's value with its URLs as links."""
-    link = Markup('<a href="{0}">{0}</a>')
     if name.lower() != "link":
-        return link.format(value) if _SAFE_TARGET.match(value) else value
+        return _link(value) if _SAFE_TARGET.match(value) else value
     parts = _LINK_TARGET_RE.split(value)  # text, target, text, target, ..., text
-    return Markup("").join(
-        Markup("&lt;{}&gt;").format(link.format(part) if _SAFE_TARGET.match(part) else part)
-        if index % 2 else part for index, part in enumerate(parts))
+    return Markup("".join(
+        "&lt;%s&gt;" % (_link(part) if _SAFE_TARGET.match(part) else escape(part))
+        if index % 2 else escape(part) for index, part in enumerate(parts)))
+
+
+def _link(url: str) -> Markup:
+    """A link to ``url`` that shows it. (Here and in the page's other per-line markup, ``%``
+    on escaped parts: a fifth of the bytecodes of ``Markup.format``, the same HTML.)"""
+    url = escape(url)
+    return Markup('<a href="%s">%s</a>' % (url, url))
 
 
 def _relations(headers: Any) -> List[Tuple[str, str]]:
@@ -1830,8 +1836,8 @@ def _write_late_headers(response: Response, late: List[Tuple[str, str]]) -> None
     body = response.get_data() if stream is None else stream.head
     at = body.rfind(_LATE_HEADERS)
     if at >= 0:
-        lines = Markup("").join(Markup('<span class="key">{}:</span> {}\n').format(
-            name, _linked_header(name, value) if name.lower() in _URL_HEADERS else value)
+        lines = "".join('<span class="key">%s:</span> %s\n' % (escape(name), escape(
+            _linked_header(name, value) if name.lower() in _URL_HEADERS else value))
             for name, value in late)
         body = body[:at] + lines.encode("utf-8") + body[at:]
         if stream is None:
@@ -2501,7 +2507,7 @@ def _detail(text: str) -> Optional[str]:
     return detail if isinstance(detail, str) else json.dumps(detail, ensure_ascii=False)
 
 
-_ITEM = Markup("<li>{}</li>\n")  # data alone: fewer nodes for the browser to make
+_ITEM = "<li>%s</li>\n"  # data alone, escaped: fewer nodes for the browser to make
 _ITEM_WITH_FIELDS = Markup('<li{}><span class="key">{}</span> <span class="data">{}</span></li>\n')
 _ITEM_FIELD = Markup(' data-{}="{}"')
 _NEWLINES = {"\n": Markup("&#10;"), "\r": Markup("&#13;")}  # an item is a line of the page
@@ -2511,11 +2517,11 @@ _LINE_END = re.compile("[\r\n]")
 def _item_html(data: str, fields: Tuple[Tuple[str, str], ...], size: int) -> Markup:
     """An item as its page's ``<li>``: its data (a line of the page: line ends as references),
     its fields (event, id, retry) shown and in data attributes, and if cut, its size."""
-    text = data  # type: Union[str, Markup]  # escaped by format(), unless done here
+    text = data  # type: Union[str, Markup]  # escaped by escape() below, unless done here
     if "\n" in data or "\r" in data:
         text = Markup(_LINE_END.sub(lambda found: _NEWLINES[found.group()], Markup.escape(data)))
     if not fields and size <= _ITEM_BYTES:
-        return _ITEM.format(text)
+        return Markup(_ITEM % escape(text))
     shown = ["{}: {}".format(name, value) for name, value in fields]
     if size > _ITEM_BYTES:
         fields += (("bytes", str(size)),)
@@ -4088,8 +4094,9 @@ def _write_late_challenges(response: Response, late: List[Tuple[str, str]],
     """A WWW-Authenticate added after the page was rendered (Flask-HTTPAuth's decorator adds
     it to the response its error handler made): its challenges written into the page's
     block, or a block added before ``</body>``, unless a hook has compressed the page."""
-    if (_AUTH_KEY not in environ or response.is_streamed or "Content-Encoding" in response.headers
-            or not any(name.lower() == "www-authenticate" for name, _ in late)):
+    if (_AUTH_KEY not in environ or response.is_streamed
+            or not any(name.lower() == "www-authenticate" for name, _ in late)
+            or "Content-Encoding" in response.headers):  # last: werkzeug raises for a no
         return
     offer = dict(environ[_AUTH_KEY] or {}, challenges=_challenges(response.headers))
     if not _offers(offer):
