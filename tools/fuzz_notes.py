@@ -49,6 +49,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, cast
 from urllib.parse import quote_plus, urlsplit
@@ -130,17 +131,18 @@ class Answer:
 
 
 def send(address: Tuple[str, int], probe: Probe, timeout: float) -> Answer:
-    """Send the probe on a new connection, half-close it, and read the whole answer."""
+    """Send the probe on a new connection, half-close it, and read the whole answer, read as
+    it comes while the request is still being sent, as HTTP clients do: a server may answer
+    a body it refuses (a 413, a broken multipart) before reading it, then close. Read only
+    after the send, an answer bigger than the socket's buffers (a page) stays partly in the
+    server's, and its close, with the body unread, resets the connection and drops it."""
     try:
-        sock = socket.create_connection(address, timeout=timeout)
+        sock = connect(address, timeout)
     except OSError as exc:
         return Answer(problem="connect failed ({})".format(type(exc).__name__))
     with sock:
-        try:
-            sock.sendall(probe.wire(host_header(address)))
-            sock.shutdown(socket.SHUT_WR)  # a truncated body ends here, not at a timeout
-        except OSError:
-            pass  # the server may answer and close before reading it all; read that answer
+        sender = threading.Thread(target=_send_all, args=(sock, probe.wire(host_header(address))))
+        sender.start()
         response = http.client.HTTPResponse(sock, method=probe.method)
         try:
             response.begin()
@@ -151,8 +153,34 @@ def send(address: Tuple[str, int], probe: Probe, timeout: float) -> Answer:
             return Answer(problem="closed ({})".format(type(exc).__name__))
         finally:
             response.close()
+            sender.join()  # done: sent, or refused by the server's close (or the timeout)
         headers = {name.lower(): value for name, value in response.getheaders()}
         return Answer(response.status, headers, body)
+
+
+def connect(address: Tuple[str, int], timeout: float) -> socket.socket:
+    """A connection whose receive buffer takes a whole page at once (as big as the kernel
+    allows, set before the connection, which sizes its window): the server's close, with a
+    body it refused unread, then finds no answer left to send, which the reset would drop."""
+    family, kind, proto, _, where = socket.getaddrinfo(*address, type=socket.SOCK_STREAM)[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 * 1024 * 1024)
+        sock.settimeout(timeout)
+        sock.connect(where)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def _send_all(sock: socket.socket, request: bytes) -> None:
+    """The request, then the end of it (a truncated body ends here, not at a timeout)."""
+    try:
+        sock.sendall(request)
+        sock.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass  # the server answered and closed before reading it all: that answer is read
 
 
 def host_header(address: Tuple[str, int]) -> bytes:
