@@ -1,10 +1,55 @@
-// eslint's rules for the browsable page's script, _PAGE_SCRIPT in flask_api.py, which
-// tools/page_script.py hands to it: `python tools/page_script.py --check` (CI runs it).
+// eslint's rules for the browsable page's script, page/script/ (`npx eslint page`, or
+// `python tools/page.py --check`, which CI runs). The page runs the script's files as one
+// script: tools/page.py writes them one after another into one function scope. So each file
+// is linted inside that whole, as the page runs it, and its findings are given at its own lines.
+import fs from "node:fs";
+import path from "node:path";
 import js from "@eslint/js";
+
+const SCRIPT = path.join(import.meta.dirname, "page", "script");
+// The scope tools/page.py opens before the first file and closes after the last (SCRIPT_OPEN,
+// SCRIPT_CLOSE there): these two must say the same as those.
+const OPEN = '(function () {\n"use strict";\n\n';
+const CLOSE = "\nstart();\n}());\n";
+
+const newlines = (text) => text.split("\n").length - 1;
+const placed = new Map();  // a file being linted: {first, count}, its lines in the whole
+
+// Each file of the script, linted as the whole script the page runs, its findings its own.
+const wholeScript = {
+  meta: {name: "flask-api-page-script"},
+  preprocess(text, filename) {
+    const own = path.basename(filename);
+    let line = newlines(OPEN) + 1;
+    const texts = fs.readdirSync(SCRIPT).filter((name) => name.endsWith(".js")).sort()
+      .map((name) => {
+        const body = name === own ? text : fs.readFileSync(path.join(SCRIPT, name), "utf8");
+        if (name === own) placed.set(filename, {first: line, count: newlines(body)});
+        line += newlines(body) + 1;  // and the blank line that joins the next
+        return body;
+      });
+    return [{text: OPEN + texts.join("\n") + CLOSE, filename: "page.js"}];
+  },
+  postprocess([messages], filename) {
+    const {first, count} = placed.get(filename);
+    placed.delete(filename);
+    const own = (line) => line >= first && line < first + count;
+    return messages.filter((message) => own(message.line)).map((message) => ({
+      ...message, line: message.line - first + 1,
+      ...(message.endLine ? {endLine: message.endLine - first + 1} : {}),
+      fix: undefined, suggestions: undefined}));
+  },
+  supportsAutofix: false,
+};
 
 export default [
   js.configs.recommended,
   {
+    files: ["page/script/*.js"],
+    processor: wholeScript,
+  },
+  {
+    files: ["page/script/*.js/*.js"],  // the whole script, as wholeScript hands it on
     languageOptions: {
       ecmaVersion: 2022,
       sourceType: "script",

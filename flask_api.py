@@ -22,8 +22,9 @@ says what outside code may call in it:
     The form from ...     a request body's schema, from the document, for the page's form
     Signing in            what the API asks for (its schemes, a 401's challenges), for the page
     Flask-API 3.x ...     names and sub-modules kept only for code written for 3.x
-    The page template     _PAGE, last: its markup, style and script, each a raw string. The
-                          script's sections, as a reader meets the page (its table has more):
+    The page template     _PAGE, last: its markup, style and script, written as raw strings
+                          by tools/page.py from the repository's page/: page.html, page.css
+                          and script/, a file per section, as a reader meets the page:
                           state; request headers; signing in; requests; coming back; the query
                           form; the response panel; the body as data, as a tree; the form tab;
                           the form from the schema; copy as curl; a stream, live; start
@@ -31,12 +32,13 @@ says what outside code may call in it:
 Where to start: a renderer or parser of your own subclasses BaseRenderer or BaseParser
 and goes in DEFAULT_RENDERERS / DEFAULT_PARSERS or @set_renderers / @set_parsers; what
 the page shows is BrowsableAPIRenderer.get_context; its look is _PAGE_STYLE and its
-tools _PAGE_SCRIPT, or a template of yours (``template`` on a subclass, or
-BROWSABLE_API_TEMPLATE). Where a new feature of this file goes: a renderer in Renderers (in
-Streams if it frames a stream); a new step of the page a get_* method of BrowsableAPIRenderer
-(The page's context), its helpers in the page's sections; a new tool of the page a section of
-the script, in the order a reader meets it, with its markup; their tests in test_all.py's
-class of the same name (README, Development).
+tools _PAGE_SCRIPT (edited as page/page.css and page/script/), or a template of yours
+(``template`` on a subclass, or BROWSABLE_API_TEMPLATE). Where a new feature of this file
+goes: a renderer in Renderers (in Streams if it frames a stream); a new step of the page a
+get_* method of BrowsableAPIRenderer (The page's context), its helpers in the page's
+sections; a new tool of the page a file of page/script/, in the order a reader meets it,
+with its markup in page/page.html; their tests in test_all.py's class of the same name
+(README, Development).
 
 Views return lists and dicts; content negotiation renders them as JSON for API
 clients and as a browsable HTML page for people::
@@ -4204,17 +4206,24 @@ request_module = _namespace("request", ["APIRequest"])  # ``request`` is Flask's
 
 
 # ---------------------------------------------------------------------------
-# The page template: its markup, style and script, each a raw string
+# The page template: its markup, style and script, written here from page/
 # ---------------------------------------------------------------------------
 # Called from outside this section only through: _PAGE, which _page() compiles, and whose
 # blocks a template of the app's may extend. Autoescaped however the app's Jinja is
-# configured; no request leaves this host: the style and script are inline.
+# configured; no request leaves this host: the style and script are inline. Their sources
+# are the repository's page/ (page.html, page.css, and script/, a file per section): this
+# file keeps them as raw strings so that it stays the one file to copy.
 
-#: The page's markup. Its style and script are strings of their own, below, put in where their
-#: blocks hold a placeholder (see `_PAGE`), as the mark of `_LATE_HEADERS` is. What the script
-#: needs to know of the exchange is in the response panel's data attributes, not in its text.
+# <page/>: written by tools/page.py from page/; edit those files, then run it.
+
 # language=Jinja2
-_PAGE_MARKUP = r"""{% autoescape true %}<!DOCTYPE html>
+_PAGE_MARKUP = r"""
+{#- The browsable page's markup, a Jinja template, autoescaped: tools/page.py writes it into
+    flask_api.py as _PAGE_MARKUP. Its style (page.css) and script (script/) go in where their
+    blocks hold a placeholder (see _PAGE there), as the mark of _LATE_HEADERS does. What the
+    script needs to know of the exchange is in the response panel's data attributes, not in
+    its text. -#}
+{% autoescape true %}<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -4317,10 +4326,12 @@ arrive, <a href="#api-items">below it</a>; or
 </main>
 {# _STREAM_ITEMS #}</body>
 </html>
-{% endautoescape %}"""
+{% endautoescape %}
+"""
 
 # language=CSS
 _PAGE_STYLE = r"""
+/* The browsable page's style: tools/page.py writes it into flask_api.py as _PAGE_STYLE. */
 :root { --bg: #fff; --fg: #1c2330; --muted: #5a6474; --line: #d9dee6; --panel: #f4f6f9;
   --accent: #0a5cc2; --ok: #137a39; --err: #b3261e; --mark: #fff1a8; --edge: #7f8896; }
 @media (prefers-color-scheme: dark) { :root { --bg: #101318; --fg: #e4e8ee; --muted: #9ba4b1;
@@ -4457,10 +4468,14 @@ label.required::after { content: " *" / ""; color: var(--err); }
 
 # language=JavaScript
 _PAGE_SCRIPT = r"""
+(function () {
+"use strict";
+
 // The page's tools, which its plain links and forms work without: one scope, no globals; the
 // functions in the order a reader meets the page, then start(), which runs as the page loads.
 //
-// Its sections, in that order, each under a banner that says what it owns:
+// Its sections, in that order, each a file of page/script/ under a banner that says what it
+// owns (tools/page.py writes them one after another into this one scope, and calls start()):
 //   The script's state, and a DOM builder   state, the one object it keeps; el(), counted()
 //   Request headers     the headers panel: headers kept for this tab, checked, added, removed
 //   Signing in          the sign-in panel: the API's schemes offered, a credential kept for
@@ -4476,8 +4491,6 @@ _PAGE_SCRIPT = r"""
 //   Copy as curl        the curl command of the response shown, and of each form's request
 //   A stream, live      a stream's items as they arrive: read, drawn, stopped, resumed
 //   Start               enhance() builds every tool; start() listens; handOver() (the tests)
-(function () {
-"use strict";
 
 // ---- The script's state, and a DOM builder: what it keeps, and how it makes elements ----
 
@@ -7653,6 +7666,7 @@ function handOver() {
 start();
 }());
 """
+# </page/>
 
 #: The page's one template, which an app's own template may extend (its blocks are public API).
 #: The style and script are Jinja's raw text, so they may hold any characters, "{{" included.

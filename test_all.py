@@ -11459,18 +11459,54 @@ class TestFlaskAPI3Compatibility:
 # ---------------------------------------------------------------------------
 
 class TestPageTemplate:
-    """The page's script and style run as written; node --check and eslint pass."""
+    """The page's sources in page/ are what flask_api.py holds; its script and style run as
+    written; node --check and eslint pass on each file of the script."""
+
+    def test_page_block_in_flask_api_is_what_the_page_files_make(self):
+        from tools import page
+        assert page.is_written(), "page/ and flask_api.py differ: run python tools/page.py"
+
+    def test_page_files_are_the_markup_style_and_script_flask_api_holds(self):
+        from tools import page
+        with open(os.path.join(page.PAGE, "script", "03-signing-in.js"), encoding="utf-8") as js:
+            signing_in = js.read()
+        assert signing_in.startswith("// ---- Signing in:") and signing_in in flask_api._PAGE_SCRIPT
+        with open(os.path.join(page.PAGE, "page.css"), encoding="utf-8") as css:
+            assert "\n" + css.read() == flask_api._PAGE_STYLE
+        assert "{% block script %}" in flask_api._PAGE_MARKUP
 
     def test_page_runs_its_script_and_style_as_flask_api_writes_them(self, notes_client):
         html = notes_client.get("/1/", headers={"Accept": BROWSER_ACCEPT}).get_data(as_text=True)
+        assert html.startswith("<!DOCTYPE html>")  # the markup file's opening comment leaves none
         assert re.findall(r"<script>(.*?)</script>", html, re.DOTALL) == [flask_api._PAGE_SCRIPT]
         assert re.findall(r"<style>(.*?)</style>", html, re.DOTALL) == [flask_api._PAGE_STYLE]
 
     def test_page_script_passes_node_check_and_eslint(self):
-        from tools import page_script
-        if not shutil.which("node") or not os.path.exists(page_script.ESLINT):
+        from tools import page
+        if not shutil.which("node") or not os.path.exists(page.ESLINT):
             _missing("REQUIRE_BROWSER", "the page script's checks need node, and eslint: npm ci")
-        assert page_script.check() == []
+        assert page.check() == []
+
+    def test_page_script_lint_names_the_line_of_the_file_it_is_in(self, tmp_path):
+        from tools import page
+        if not shutil.which("node") or not os.path.exists(page.ESLINT):
+            _missing("REQUIRE_BROWSER", "the page script's checks need node, and eslint: npm ci")
+        copy = str(tmp_path / "repo")
+        shutil.copytree(page.PAGE, os.path.join(copy, "page"))
+        shutil.copy(os.path.join(page.ROOT, "eslint.config.mjs"), copy)
+        os.symlink(os.path.join(page.ROOT, "node_modules"), os.path.join(copy, "node_modules"))
+        path = os.path.join(copy, "page", "script", "05-coming-back.js")
+        with open(path, encoding="utf-8") as js:
+            lines = js.read().split("\n")
+        lines.insert(9, "const unused = missingName;")  # line 10 of the file
+        with open(path, "w", encoding="utf-8") as js:
+            js.write("\n".join(lines))
+        done = subprocess.run([page.ESLINT, "--format", "json", "page"], cwd=copy,
+                              stdout=subprocess.PIPE, universal_newlines=True)
+        found = {(os.path.basename(result["filePath"]), message["line"], message["ruleId"])
+                 for result in json.loads(done.stdout) for message in result["messages"]}
+        assert found == {("05-coming-back.js", 10, "no-unused-vars"),
+                         ("05-coming-back.js", 10, "no-undef")}
 
 
 # ---------------------------------------------------------------------------

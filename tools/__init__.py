@@ -1,4 +1,4 @@
 """The project's tooling, apart from the product: the benchmark (bench.py), the fuzzer of the
 notes app (fuzz_notes.py), the PostgreSQL server that the benchmark and the tests start
-(postgres.py), and the page's script as a file, with its checks (page_script.py). Run the
-scripts from the repository root: ``python tools/bench.py --quick``."""
+(postgres.py), and the page's sources, page/, written into flask_api.py and checked
+(page.py). Run the scripts from the repository root: ``python tools/bench.py --quick``."""

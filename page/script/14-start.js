@@ -1,0 +1,74 @@
+// ---- Start: build the tools into each page shown, listen, and hand the tests their parts ----
+
+// Build every tool into this page; again after each page swap (`fetched`: a stream's page's
+// fetch, whose items are still to come: see streamLive).
+function enhance(fetched) {
+  const model = bodyModel();
+  state.filter = null;  // the last page's
+  jsonTree(model);  // first: the body stays hidden until it is built
+  headersPanel();
+  signinPanel();
+  queryPanel();
+  formTabs(model);
+  curlButtons();
+  if (!document.documentElement.classList.contains("refetch")) streamLive(fetched);
+}
+
+// Once the page is parsed (a stream's: up to its items): the tools, then this page again with
+// the headers, or the offer. The stream that came without the headers is not read then.
+function loaded() {
+  if (state.parsed) return;
+  state.parsed = true;
+  const refetch = document.documentElement.classList.contains("refetch");
+  const stream = Boolean(document.getElementById("api-items-list"));
+  if (refetch && stream) window.stop();  // the server sees it go, before the fetch below
+  enhance();
+  const times = !stream && pageTiming();  // a stream's line has its own
+  if (times) showTiming(times);
+  if (state.landing && signinLanded(state.landing)) return;  // traded, and shown again
+  if (refetch) withHeaders();
+  else if (storedCredentials()) offerRefetch();
+}
+
+// A stream's page is whole once its items begin, long before DOMContentLoaded (which waits
+// for the stream's end): its tools start then.
+function watchForItems() {
+  const watch = new MutationObserver(() => {
+    if (!document.getElementById("api-items-list")) return;
+    watch.disconnect();
+    loaded();
+  });
+  watch.observe(document.documentElement, {childList: true, subtree: true});
+  document.addEventListener("DOMContentLoaded", () => watch.disconnect());
+}
+
+// As the page loads: hide what is about to change, mark a page from elsewhere, and listen.
+function start() {
+  document.documentElement.classList.add("json-tree");  // its text is not laid out at all
+  state.landing = landedAnswer();  // a sign-in's answer in the URL: out of it, now
+  // "refetch": this page is fetched again with the stored headers as it loads (a sign-in's
+  // answer to this tab: with the tokens it is traded for; see signinLanded())
+  if (state.landing?.ours || storedCredentials() && (cameFromHere() ||
+    history.state?.fromSignin)) document.documentElement.classList.add("refetch");
+  else if (storedCredentials()) history.replaceState({fromElsewhere: true}, "");  // for Back
+  document.addEventListener("DOMContentLoaded", loaded);
+  watchForItems();
+  document.addEventListener("click", followLink);
+  document.addEventListener("submit", submitForm);
+  document.addEventListener("copy", copyTree);
+  window.addEventListener("popstate", wentBack);
+  window.addEventListener("pageshow", cameBack);
+  window.addEventListener("message", refuseMessage);
+  handOver();
+}
+
+// Hand the pure parts to the unit tests (test_all.py): to listeners there before the script ran.
+function handOver() {
+  const parts = {parseJSON, writeJSON, groupSize, showTree, filterTree, findMatches,
+    headerProblem, shellQuote, curlCommand, rawRequest, fieldJSON, URL_IN_TEXT, compareNumbers,
+    numberProblem, schemaKind, matchesPattern, lineReader, idHeader, detailOf, timingText,
+    jwtClaims, whoOf, clockText, challengesText, needsText, basicCredential, allowedEndpoint,
+    randomToken, pkceChallenge, authorizationURL, authorizationAnswer, withoutAnswer,
+    answerProblem};
+  document.dispatchEvent(new CustomEvent("flask-api:script", {detail: Object.freeze(parts)}));
+}
