@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import js from "@eslint/js";
 
-const SCRIPT = path.join(import.meta.dirname, "page", "script");
+const PAGE = path.join(import.meta.dirname, "page");
 // The scope tools/page.py opens before the first file and closes after the last (SCRIPT_OPEN,
 // SCRIPT_CLOSE there): these two must say the same as those.
 const OPEN = '(function () {\n"use strict";\n\n';
@@ -14,20 +14,24 @@ const CLOSE = "\nstart();\n}());\n";
 
 const newlines = (text) => text.split("\n").length - 1;
 const placed = new Map();  // a file being linted: {first, count}, its lines in the whole
+const filesIn = (folder) => fs.readdirSync(path.join(PAGE, folder)).filter(
+  (name) => name.endsWith(".js")).sort().map((name) => path.join(PAGE, folder, name));
 
-// Each file of the script, linted as the whole script the page runs, its findings its own.
+// Each file of the script, linted as the whole script the page runs, its findings its own; a
+// file of page/test/, as the tests' build, the script's sections and it.
 const wholeScript = {
   meta: {name: "flask-api-page-script"},
   preprocess(text, filename) {
-    const own = path.basename(filename);
+    const own = path.resolve(filename);
+    const files = filesIn("script").concat(path.dirname(own) === path.join(PAGE, "test") ?
+      [own] : []);
     let line = newlines(OPEN) + 1;
-    const texts = fs.readdirSync(SCRIPT).filter((name) => name.endsWith(".js")).sort()
-      .map((name) => {
-        const body = name === own ? text : fs.readFileSync(path.join(SCRIPT, name), "utf8");
-        if (name === own) placed.set(filename, {first: line, count: newlines(body)});
-        line += newlines(body) + 1;  // and the blank line that joins the next
-        return body;
-      });
+    const texts = files.map((file) => {
+      const body = file === own ? text : fs.readFileSync(file, "utf8");
+      if (file === own) placed.set(filename, {first: line, count: newlines(body)});
+      line += newlines(body) + 1;  // and the blank line that joins the next
+      return body;
+    });
     return [{text: OPEN + texts.join("\n") + CLOSE, filename: "page.js"}];
   },
   postprocess([messages], filename) {
@@ -45,11 +49,11 @@ const wholeScript = {
 export default [
   js.configs.recommended,
   {
-    files: ["page/script/*.js"],
+    files: ["page/script/*.js", "page/test/*.js"],
     processor: wholeScript,
   },
   {
-    files: ["page/script/*.js/*.js"],  // the whole script, as wholeScript hands it on
+    files: ["page/script/*.js/*.js", "page/test/*.js/*.js"],  // as wholeScript hands them on
     languageOptions: {
       ecmaVersion: 2022,
       sourceType: "script",

@@ -72,6 +72,7 @@ import codecs
 import collections.abc
 import contextlib
 import functools
+import gzip
 import hashlib
 import importlib
 import inspect
@@ -1265,6 +1266,11 @@ class _BigBody(Exception):
     """`_indented` met a list or object of more than `_BIG_CONTAINER` items."""
 
 
+def _answer_size(data: Any) -> int:
+    """The bytes of ``data`` as JSON as an API client gets it by default, as the page says."""
+    return len(_json_dumps(data).encode("utf-8", "backslashreplace"))
+
+
 def _page_json(data: Any) -> str:
     """The data as the page shows it: as ``app.json.dumps(data, indent=4)`` writes it, or
     for a big body, with the items of its long lists and objects a line each.
@@ -1535,9 +1541,11 @@ class BrowsableAPIRenderer(BaseRenderer):
 
     Replace the page with the ``template`` attribute of a subclass (a template
     string), or name a template of the app in config ``BROWSABLE_API_TEMPLATE``;
-    either may ``{% extends base %}`` and override its blocks. The page's inline
-    ``<script>`` and ``<style>`` must be in its ``<head>`` and the same on every render: the
-    Content-Security-Policy allows them by hash, computed on a template's first render.
+    either may ``{% extends base %}`` and override its blocks. The page's own script and
+    style are files a browser fetches once (block ``assets`` links them); what a template
+    adds to blocks ``script`` and ``style`` is inline in the ``<head>``, and must be the
+    same on every render: the Content-Security-Policy allows it by hash, computed on a
+    template's first render.
     """
 
     media_type = "text/html"
@@ -1546,25 +1554,31 @@ class BrowsableAPIRenderer(BaseRenderer):
 
     @property
     def response_headers(self) -> Sequence[Tuple[str, str]]:  # type: ignore[override]
-        """No framing by other sites (clickjacking), and a CSP allowing only this page, and
-        requests to the origins of its sign-in block (`get_auth`): the template's headers,
-        with the origins of the page's block, which `get_context` keeps in the environ."""
-        headers = getattr(self.get_template(), "_flask_api_headers", _NO_PAGE_HEADERS)
-        offer = _request._get_current_object().environ.get(_AUTH_KEY)
+        """No framing by other sites (clickjacking), and a CSP allowing only this page's script
+        and style (its files, and the template's inline additions), and requests to the origins
+        of its sign-in block (`get_auth`), which `get_context` keeps in the environ."""
+        req = _request._get_current_object()
+        inline = getattr(self.get_template(), "_flask_api_inline", _NO_INLINE)
+        headers = _page_headers(req, inline)
+        offer = req.environ.get(_AUTH_KEY)
         origins = offer.get("origins") if offer else None
         return _with_auth_origins(headers, tuple(origins)) if origins else headers
 
     def render(self, data: Any, media_type: MediaType, **options: Any) -> str:
+        """The page; ``size``: the bytes of the answer it shows, if not its JSON's."""
         status = options.get("status_code") or HTTP_200_OK
-        return self.render_context(self.get_context(data, status, options.get("headers")))
+        context = self.get_context(data, status, options.get("headers"))
+        if not context["stream"]:  # a stream's page counts its items' bytes as they come
+            context["size"] = options.get("size") or _answer_size(data)
+        return self.render_context(context)
 
     def render_context(self, context: Dict[str, Any]) -> str:
         """The page for a `get_context` (which a caller may have changed); the template's
-        first render also gives its CSP the hashes of its inline script and style."""
+        first render also gives its CSP the hashes of any inline script and style it adds."""
         template = self.get_template()
         html = template.render(context)
-        if not hasattr(template, "_flask_api_headers"):
-            template._flask_api_headers = _page_headers(html)
+        if not hasattr(template, "_flask_api_inline"):
+            template._flask_api_inline = _inline_sources(html)
         return html
 
     def get_template(self) -> Any:
@@ -1588,6 +1602,7 @@ class BrowsableAPIRenderer(BaseRenderer):
         auth = req.environ[_AUTH_KEY] = self.get_auth(app, req, allowed, headers)  # and late
         return {
             "base": _page(),
+            "assets": _asset_urls(req),  # the URLs of the page's script and style
             "branding": app.config.get("BROWSABLE_API_BRANDING", "Flask API"),
             "title": self.get_name(view, status),
             "description": description,
@@ -1714,8 +1729,9 @@ def _csrf_token() -> str:
 # ---------------------------------------------------------------------------
 # Called from outside this section through: _as_page (a response any view made, as the page:
 # FlaskAPI, BrowsableAPI), _show_late_headers (_finish_rendered), _page_bytes and
-# _UNSHOWN_HEADERS (a stream's page); _page, _compiled, _page_headers and _NO_PAGE_HEADERS
-# (BrowsableAPIRenderer's template and headers).
+# _UNSHOWN_HEADERS (a stream's page); _page, _compiled, _page_headers, _inline_sources,
+# _asset_urls (BrowsableAPIRenderer's template, its headers and context); _is_asset and
+# _send_asset (the middleware: the page's script and style, as files a browser keeps).
 
 @functools.lru_cache(maxsize=None)
 def _page() -> Any:
@@ -1734,27 +1750,115 @@ def _compiled(app: Flask, source: str) -> Any:
     return cache[source]
 
 
-# What the page may load and run: its own inline script and style (by hash), requests
-# to this site; no plugin, no frame of it on another site, no <base> to redirect its links.
-_CSP = ("default-src 'none'{}; connect-src 'self'; img-src 'self' data:; form-action 'self'; "
-        "base-uri 'none'; frame-ancestors 'self'")
+# What the page may load and run: its own script and style, at their URLs (`_assets`) and
+# no other of this site's, and any inline ones a template of the app's adds to its head (by
+# hash); requests to this site; no plugin, no frame of it on another site, no <base>.
+_CSP = ("default-src 'none'; script-src {}; style-src {}; connect-src 'self'; "
+        "img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'self'")
 _INLINE_RE = re.compile(r"<(script|style)>(.*?)</\1>", re.DOTALL)
+# A Host header that can stand in a CSP source as it is: a name or address, and a port.
+_PLAIN_HOST = re.compile(r"(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?\Z")
 
 
-def _page_headers(html: str) -> Tuple[Tuple[str, str], ...]:
-    """The page's headers: no framing, a CSP with the sha256 of each inline script and style
-    in its ``<head>`` (none in what it shows), and the mark of a page its script swaps in."""
-    hashes = {"script": [], "style": []}  # type: Dict[str, List[str]]
+def _inline_sources(html: str) -> Dict[str, str]:
+    """The CSP sources of the inline scripts and styles in a page's ``<head>`` (none in
+    what it shows), a template's own additions: ``{"script": " 'sha256-...'", "style": ""}``."""
+    hashes = {"script": "", "style": ""}
     for tag, text in _INLINE_RE.findall(html, 0, html.find("</head>")):  # no </head>: none
         digest = base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest())
-        hashes[tag].append("'sha256-{}'".format(digest.decode("ascii")))
-    sources = "".join("; {}-src {}".format(tag, " ".join(found))
-                      for tag, found in sorted(hashes.items()) if found)
-    return (("X-Frame-Options", "SAMEORIGIN"), ("Content-Security-Policy", _CSP.format(sources)),
+        hashes[tag] += " 'sha256-{}'".format(digest.decode("ascii"))
+    return hashes
+
+
+_NO_INLINE = _inline_sources("")  # before a template's first render: none known
+
+
+def _page_headers(req: Request, inline: Dict[str, str]) -> Tuple[Tuple[str, str], ...]:
+    """The page's headers: no framing, its CSP, and the mark of a page its script swaps in.
+    The CSP names the page's script and style by their URL on the request's host, so that a
+    script or style served from anywhere else on this site (an upload) cannot run or style it;
+    a host that cannot stand in a CSP gets none, so then the page shows without them."""
+    host = req.host
+    urls = _asset_urls(req) if _PLAIN_HOST.match(host) else {"script": "", "style": ""}
+    sources = {kind: (host + urls[kind].replace(";", "%3B").replace(",", "%2C")
+                      if urls[kind] else "") + inline[kind] or "'none'" for kind in urls}
+    return (("X-Frame-Options", "SAMEORIGIN"),
+            ("Content-Security-Policy", _CSP.format(sources["script"], sources["style"])),
             ("X-Flask-API-Page", "1"))
 
 
-_NO_PAGE_HEADERS = _page_headers("")  # before a template's first render: no inline code
+# The page's style and script are files of their own, so that a browser keeps them: each at
+# a URL under the app's root that names a hash of its content, kept for a year without
+# asking again ("immutable": a new version has a new URL), gzipped once for a browser that
+# takes it. The middleware answers them before the app runs, as werkzeug's debugger serves
+# its own files, so that no route of the app (``static_url_path=""``) and no hook (a sign-in
+# every request must have) stands between a page and them.
+_ASSETS_PATH = "/_flask_api/"
+_ASSET_CACHE = "public, max-age=31536000, immutable"
+
+
+class _Asset(typing.NamedTuple):
+    """One of the page's files as it is served."""
+    kind: str  # "script" or "style"
+    body: bytes
+    content_type: str
+    etag: str  # the hash its URL names
+
+
+@functools.lru_cache(maxsize=None)
+def _assets() -> Dict[str, _Asset]:
+    """The page's script and style by their URL's file name (``page.<hash>.js``), made once."""
+    assets = {}
+    for kind, text, extension, content_type in (
+            ("script", _PAGE_SCRIPT, "js", "text/javascript; charset=utf-8"),
+            ("style", _PAGE_STYLE, "css", "text/css; charset=utf-8")):
+        body = text.encode("utf-8")
+        digest = hashlib.sha256(body).hexdigest()[:20]
+        assets["page.{}.{}".format(digest, extension)] = _Asset(kind, body, content_type, digest)
+    return assets
+
+
+@functools.lru_cache(maxsize=2)  # one for each file
+def _gzipped(name: str) -> bytes:
+    """An asset's body gzipped, once (no time stamp in it: the same bytes every time)."""
+    out = io.BytesIO()
+    with gzip.GzipFile(fileobj=out, mode="wb", compresslevel=9, mtime=0) as packed:
+        packed.write(_assets()[name].body)
+    return out.getvalue()
+
+
+def _asset_urls(req: Request) -> Dict[str, str]:
+    """The URLs of the page's script and style, under the app's root, as the page links them."""
+    root = req.script_root + _ASSETS_PATH
+    return {asset.kind: _href(root + name) for name, asset in _assets().items()}
+
+
+def _is_asset(environ: Dict[str, Any]) -> bool:
+    """Whether a request is for one of the page's files (the middleware answers it)."""
+    return environ.get("PATH_INFO", "").startswith(_ASSETS_PATH)
+
+
+def _send_asset(environ: Dict[str, Any], start_response: Any) -> Any:
+    """Answer a request for one of the page's files: the file (gzipped if the browser takes
+    it), a 304 if the browser has it, a 404 for any other name, a 405 for a method but GET."""
+    req = Request(environ)
+    asset = _assets().get(req.path[len(_ASSETS_PATH):])
+    if asset is None or req.method not in ("GET", "HEAD"):
+        code, detail = (404, NotFound.detail) if asset is None else (405, MethodNotAllowed.detail)
+        response = Response(json.dumps({"detail": detail}), code, mimetype="application/json")
+        if code == 405:
+            response.headers["Allow"] = "GET, HEAD"
+        return response(environ, start_response)
+    packed = req.accept_encodings["gzip"] > 0
+    response = Response(_gzipped(req.path[len(_ASSETS_PATH):]) if packed else asset.body,
+                        content_type=asset.content_type)
+    response.headers.update({
+        "Cache-Control": _ASSET_CACHE, "Vary": "Accept-Encoding",
+        "X-Content-Type-Options": "nosniff", "Cross-Origin-Resource-Policy": "same-origin"})
+    if packed:
+        response.headers["Content-Encoding"] = "gzip"
+    response.set_etag(asset.etag + ("-gzip" if packed else ""))  # a tag for each encoding
+    return response.make_conditional(req)(environ, start_response)
 
 
 # The headers of a JSON response that the page does not show: the page's own, and cookies,
@@ -1791,7 +1895,7 @@ def _json_page(response: Response, renderer: BrowsableAPIRenderer,
     headers = [(name, value) for name, value in response.headers
                if name.lower() not in _UNSHOWN_HEADERS]
     body = renderer.render(data, media_type, status=_status_line(code),
-                           status_code=code, headers=headers)
+                           status_code=code, headers=headers, size=response.content_length)
     response.set_data(_page_bytes(body))
     response.content_type = renderer.content_type
     return _finish_rendered(response, renderer, headers)
@@ -2942,6 +3046,8 @@ class _Middleware:
         self.guard_reads = guard_reads  # False: request bodies read as the app reads them
 
     def __call__(self, environ: Dict[str, Any], start_response: Any) -> Any:
+        if _is_asset(environ):  # the page's script or style, before the app and its hooks
+            return _send_asset(environ, start_response)
         if "HTTP_TRANSFER_ENCODING" in environ and self.guard_reads:  # chunked, even with a length
             environ["wsgi.input"] = _ReadGuard(environ["wsgi.input"])
         if (environ.get("REQUEST_METHOD") == "POST" and _same_origin(environ) and
@@ -3014,6 +3120,8 @@ class _BrowsableMiddleware(_Middleware):
         self.renderers = renderers
 
     def __call__(self, environ: Dict[str, Any], start_response: Any) -> Any:
+        if _is_asset(environ):  # the page's script or style, before the app and its hooks
+            return _send_asset(environ, start_response)
         if "format=" not in environ.get("QUERY_STRING", ""):  # cached: cheap for clients
             negotiated = _negotiate[environ.get("HTTP_ACCEPT", ""), None, self.renderers]
         else:
@@ -4231,8 +4339,15 @@ _PAGE_MARKUP = r"""
 <meta name="color-scheme" content="light dark">
 <link rel="icon" href="data:,">
 <title>{% block title %}{{ title }} &middot; {{ branding }}{% endblock %}</title>
-<style>{% block style %}{# _PAGE_STYLE #}{% endblock %}</style>
-<script>{% block script %}{# _PAGE_SCRIPT #}{% endblock %}</script>
+{#- The page's style and script, files a browser fetches once and keeps (_assets): the
+    script loads before the body, as it must start first (see start()) -#}
+{% block assets %}
+<link rel="stylesheet" href="{{ assets.style }}">
+<script src="{{ assets.script }}"></script>
+{%- endblock %}
+{#- What a template of the app's adds to these two blocks is inline, allowed by its hash -#}
+{% if self.style() %}<style>{% block style %}{% endblock %}</style>{% endif %}
+{% if self.script() %}<script>{% block script %}{% endblock %}</script>{% endif %}
 </head>
 <body>
 <header><div class="wrap">
@@ -4244,6 +4359,9 @@ _PAGE_MARKUP = r"""
   </ol></nav>
 </div></header>
 <main class="wrap">
+{#- Hidden by the style, unless the script could not run: then it says why the page is plain -#}
+<p class="assets-missing">This page's style or script could not be loaded (offline, blocked, or
+saved without them). What the API answered is all here, as text; the links and forms work.</p>
 {% block content %}
 <h1>{{ title }}</h1>
 {% if description_html %}<div class="description">{{ description_html }}</div>
@@ -4281,6 +4399,7 @@ challenge; a token, an API key or OAuth needs JavaScript, or another client (cur
 </div>{% endif %}
 
 <pre class="response" data-method="{{ method }}" data-url="{{ path }}"
+  {%- if size %} data-size="{{ size }}"{% endif %}
   {%- if stream %} data-stream="{{ stream }}"{% endif %}
   {%- if not status_ok %} data-error{% endif %}><span class="key">{{ method }} {{ path }}</span>
 
@@ -4372,6 +4491,10 @@ fieldset { border: 1px solid var(--line); border-radius: 8px; margin: 0; padding
 main { padding-bottom: 2rem; }
 .crumbs [aria-current] { color: var(--fg); font-weight: 600; text-decoration: none; }
 label { display: block; font-weight: 600; margin: .6rem 0 .25rem; }
+/* Said only where the script did not run though the browser runs scripts: it failed to load */
+.assets-missing { display: none; }
+@media (scripting: enabled) { html:not(.enhanced) .assets-missing { display: block; } }
+.assets-missing { border: 1px solid var(--err); border-radius: 8px; padding: .5rem .8rem; }
 /* The tools the script adds: headers panel, query form, form tabs, curl */
 [hidden] { display: none !important; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden;
@@ -4490,7 +4613,8 @@ _PAGE_SCRIPT = r"""
 //   The form from the schema   the fields the app's OpenAPI document describes, and checks
 //   Copy as curl        the curl command of the response shown, and of each form's request
 //   A stream, live      a stream's items as they arrive: read, drawn, stopped, resumed
-//   Start               enhance() builds every tool; start() listens; handOver() (the tests)
+//   Start               enhance() builds every tool; start() listens
+// (page/test/hand-over.js hands the pure parts to the unit tests, in their build only.)
 
 // ---- The script's state, and a DOM builder: what it keeps, and how it makes elements ----
 
@@ -5686,8 +5810,10 @@ async function show(response, focusOn = "pre.response") {
   const times = response && {...state.times.get(response), end: performance.now(),
     bytes: bytes.length};
   document.documentElement.classList.remove("refetch");  // hidden, it could not take focus
-  if (text && isPage(response)) swapPage(text);
-  else if (response) {
+  if (text && isPage(response)) {
+    swapPage(text);
+    times.bytes = answerSize();  // the API's answer, not the page that shows it
+  } else if (response) {
     const panel = showPanel(state.sent, "HTTP " + response.status + " " + response.statusText,
       !response.ok, response.headers, text ? [text] : [el("span", {class: "hint"},
         ["No content."])]);
@@ -5733,7 +5859,14 @@ function showTiming(times) {
 function pageTiming() {
   const entry = performance.getEntriesByType("navigation")[0];
   return entry && {started: entry.requestStart || entry.startTime, firstByte: entry.responseStart,
-    end: entry.responseEnd, bytes: entry.encodedBodySize, status: entry.responseStatus};
+    end: entry.responseEnd, bytes: answerSize(), status: entry.responseStatus};
+}
+
+// The bytes of the answer the page shows as the API sends it, which the server writes on the
+// panel; not those of the HTML page around it. None where there is no answer (the routes).
+function answerSize() {
+  const size = document.querySelector("pre.response")?.dataset.size;
+  return size === undefined ? undefined : Number(size);
 }
 
 // Focus the result (the response panel, or focusOn), and say its status and size.
@@ -7633,6 +7766,7 @@ function watchForItems() {
 }
 
 // As the page loads: hide what is about to change, mark a page from elsewhere, and listen.
+// (tools/page.py calls it last, once every section of the script is in.)
 function start() {
   document.documentElement.classList.add("json-tree");  // its text is not laid out at all
   state.landing = landedAnswer();  // a sign-in's answer in the URL: out of it, now
@@ -7649,18 +7783,7 @@ function start() {
   window.addEventListener("popstate", wentBack);
   window.addEventListener("pageshow", cameBack);
   window.addEventListener("message", refuseMessage);
-  handOver();
-}
-
-// Hand the pure parts to the unit tests (test_all.py): to listeners there before the script ran.
-function handOver() {
-  const parts = {parseJSON, writeJSON, groupSize, showTree, filterTree, findMatches,
-    headerProblem, shellQuote, curlCommand, rawRequest, fieldJSON, URL_IN_TEXT, compareNumbers,
-    numberProblem, schemaKind, matchesPattern, lineReader, idHeader, detailOf, timingText,
-    jwtClaims, whoOf, clockText, challengesText, needsText, basicCredential, allowedEndpoint,
-    randomToken, pkceChallenge, authorizationURL, authorizationAnswer, withoutAnswer,
-    answerProblem};
-  document.dispatchEvent(new CustomEvent("flask-api:script", {detail: Object.freeze(parts)}));
+  document.documentElement.classList.add("enhanced");  // the note of files not loaded stays hidden
 }
 
 start();
@@ -7669,9 +7792,7 @@ start();
 # </page/>
 
 #: The page's one template, which an app's own template may extend (its blocks are public API).
-#: The style and script are Jinja's raw text, so they may hold any characters, "{{" included.
+#: Its style and script are not in it: the page links them (see `_assets`).
 _PAGE = (_PAGE_MARKUP
-         .replace("{# _PAGE_STYLE #}", "{% raw %}" + _PAGE_STYLE + "{% endraw %}")
-         .replace("{# _PAGE_SCRIPT #}", "{% raw %}" + _PAGE_SCRIPT + "{% endraw %}")
          .replace("{# _LATE_HEADERS #}", _LATE_HEADERS.decode("ascii"))
          .replace("{# _STREAM_ITEMS #}", "{% if stream %}" + _STREAM_ITEMS + "{% endif %}"))

@@ -81,6 +81,7 @@ from html.parser import HTMLParser
 import flask
 import markupsafe
 import pytest
+import werkzeug.test
 from flask import Blueprint, Flask, abort, jsonify, make_response, request, url_for
 from flask.views import MethodView
 from werkzeug.datastructures import FileStorage, MultiDict
@@ -395,7 +396,8 @@ def _browse(client, url, method="GET", headers=None, **kwargs):
 def _assert_inert(page):
     """Nothing on the page but the template's own markup could run script."""
     assert [el.tag for el in page.elements if el.tag in ("img", "svg", "iframe")] == []
-    assert not page.find("script")[0].attrs
+    assert list(page.find("script")[0].attrs) == ["src"]  # the page's own file, no inline code
+    assert _ASSET_URL.match(page.find("script")[0].attrs["src"])
     data_blocks = [data.attrs.get("id") for data in page.find("script")[1:]]
     assert sorted(data_blocks) in ([], ["api-schemas"], ["api-auth"], ["api-auth", "api-schemas"])
     for data in page.find("script")[1:]:  # the form's schema (#31) and the sign-in's (#40)
@@ -949,11 +951,16 @@ def script_parts(chromium, live_site):
     """A real page in Chromium, its script's pure parts at ``window.parts``, for
     ``script_parts.evaluate("(args) => parts.f(...)", args)``: one page load, many cases.
 
-    The script keeps all in one scope: as it starts, it hands its pure parts to the listeners
-    of a "flask-api:script" event on the document, of which a page can have none (under its
-    CSP no script runs before the page's own), but a test can, from an init script."""
+    The script keeps all in one scope, and the page's script hands nothing out. The tests'
+    build of it (tools/page.py: the same sections, then page/test/hand-over.js) is served in
+    its place: as it starts, it hands its pure parts to the listeners of a "flask-api:script"
+    event on the document, which a test adds from an init script."""
+    from tools import page
     site = live_site.serve(notes_app.create_app())
+    tests_build = page.script(tests=True)
     with _open_tab(chromium, site) as tab:
+        tab.route("**/_flask_api/page.*.js", lambda route: route.fulfill(
+            body=tests_build, content_type="text/javascript; charset=utf-8"))
         tab.add_init_script("document.addEventListener('flask-api:script', "
                             "(event) => { window.parts = event.detail; }, {once: true});")
         tab.goto("/1/")
@@ -3175,6 +3182,18 @@ def _post_only_app(flask_class):
     return app
 
 
+_ASSET_URL = re.compile(r"(?:/[^\s\"]*)?/_flask_api/page\.[0-9a-f]{20}\.(js|css)\Z")
+
+
+def _asset_sources(html, host="localhost"):
+    """The CSP sources of the page's script and style files as the page links them:
+    {"script": [host + url], "style": [host + url]}."""
+    script = re.search(r'<script src="([^"]+)"></script>', html).group(1)
+    style = re.search(r'<link rel="stylesheet" href="([^"]+)">', html).group(1)
+    assert _ASSET_URL.match(script) and _ASSET_URL.match(style)
+    return {"script": [host + script], "style": [host + style]}
+
+
 def _inline_hashes(html, tag):
     """The CSP source for each inline <script> or <style> of a page, as a browser hashes it."""
     import base64
@@ -3548,26 +3567,30 @@ class TestPageResponses:
     def test_page_is_utf8_html_that_loads_nothing_from_elsewhere(self, notes_client, path):
         page = _browse(notes_client, path)
         assert page.content_type == "text/html; charset=utf-8"
-        assert not [link for link in page.find("link") if "stylesheet" in link.attrs.get("rel", "")]
-        assert not [el for el in page.elements if "src" in el.attrs]  # no script, image or frame
-        style = page.one("style").text
-        assert "url(" not in style and "@import" not in style
+        # its own two files, from this site, and nothing else: no image, frame or font
+        loaded = [el.attrs.get("src") or el.attrs.get("href") for el in page.elements
+                  if "src" in el.attrs or el.tag == "link" and el.attrs.get("rel") != "icon"]
+        assert [_ASSET_URL.match(url).group(1) for url in loaded] == ["css", "js"]
+        assert page.find("style") == [] and page.find("script")[0].text == ""
+        style = notes_client.get(loaded[0]).get_data(as_text=True)
+        assert ":root" in style and "url(" not in style and "@import" not in style
         absolute = [el.attrs["href"] for el in page.elements
                     if re.match(r"(?i)\s*(https?:)?//", el.attrs.get("href") or "")]
         assert all(re.match(r"http://localhost/\d+/$", href) for href in absolute)
         assert len(absolute) == (3 if path == "/" else 1 if path == "/1/" else 0)
 
-    def test_page_csp_allows_nothing_but_its_own_inline_script_and_style(self, notes_client):
+    def test_page_csp_allows_nothing_but_its_own_script_and_style_files(self, notes_client):
         page = notes_client.get("/1/", headers={"Accept": BROWSER_ACCEPT})
         html = page.get_data(as_text=True)
+        assert _inline_hashes(html, "script") == [] and _inline_hashes(html, "style") == []
+        sources = _asset_sources(html)
         assert _csp(page) == {
-            "default-src": ["'none'"], "script-src": _inline_hashes(html, "script"),
-            "style-src": _inline_hashes(html, "style"), "connect-src": ["'self'"],
+            "default-src": ["'none'"], "script-src": sources["script"],
+            "style-src": sources["style"], "connect-src": ["'self'"],
             "img-src": ["'self'", "data:"], "form-action": ["'self'"], "base-uri": ["'none'"],
             "frame-ancestors": ["'self'"]}
-        assert len(_csp(page)["script-src"]) == 1
         again = notes_client.get("/", headers={"Accept": BROWSER_ACCEPT})
-        assert _csp(again) == _csp(page)  # static blocks: one hash for every page
+        assert _csp(again) == _csp(page)  # the same files for every page
 
     def test_custom_template_gets_the_hash_of_its_own_script(self):
         class Branded(BrowsableAPIRenderer):
@@ -3578,8 +3601,10 @@ class TestPageResponses:
         app.add_url_rule("/", "home", lambda: {"ok": True})
         page = app.test_client().get("/", headers={"Accept": BROWSER_ACCEPT})
         html = page.get_data(as_text=True)
-        assert "console.log('acme');" in html
-        assert _csp(page)["script-src"] == _inline_hashes(html, "script")
+        assert "<script>console.log('acme');</script>" in html  # in its head, after the file
+        assert _csp(page)["script-src"] == (_asset_sources(html)["script"]
+                                           + _inline_hashes(html, "script"))
+        assert _csp(page)["style-src"] == _asset_sources(html)["style"]  # it added no style
         plain = FlaskAPI(__name__)
         plain.add_url_rule("/", "home", lambda: {"ok": True})
         assert _csp(plain.test_client().get("/", headers={"Accept": BROWSER_ACCEPT})
@@ -3746,7 +3771,9 @@ class TestPageResponses:
     def test_an_index_that_is_its_templates_first_page_still_carries_the_csp_hashes(self):
         """A template's CSP hashes come from its first render, whichever page that is."""
         class FreshPage(BrowsableAPIRenderer):
-            template = "{% extends base %}{% block branding %}Fresh{% endblock %}"
+            template = ("{% extends base %}{% block branding %}Fresh{% endblock %}"
+                        "{% block script %}console.log('fresh');{% endblock %}"
+                        "{% block style %}h1 { color: teal }{% endblock %}")
 
         class FreshBrowsable(BrowsableAPI):
             renderer_classes = (JSONRenderer, FreshPage)
@@ -3757,7 +3784,8 @@ class TestPageResponses:
         response = app.test_client().get("/", headers={"Accept": BROWSER_ACCEPT})
         assert response.status_code == 200 and "Fresh" in response.get_data(as_text=True)
         policy = response.headers["Content-Security-Policy"]
-        assert "script-src 'sha256-" in policy and "style-src 'sha256-" in policy
+        assert re.search(r"script-src \S+\.js 'sha256-", policy)
+        assert re.search(r"style-src \S+\.css 'sha256-", policy)
 
     @pytest.mark.parametrize("kind", ["FlaskAPI", "BrowsableAPI"])
     def test_flask_caching_keeps_the_page_and_the_json_each_for_its_own_clients(
@@ -3789,10 +3817,157 @@ class TestPageResponses:
         app.add_url_rule("/", "home", lambda: {"ok": True})
         page = app.test_client().get("/", headers={"Accept": BROWSER_ACCEPT})
         html = page.get_data(as_text=True)
-        head = html[:html.index("</head>")]
         assert "window.__pwned = 1" in html
-        assert _csp(page)["script-src"] == _inline_hashes(head, "script")  # the page's one
-        assert _csp(page)["style-src"] == _inline_hashes(head, "style")
+        assert _csp(page)["script-src"] == _asset_sources(html)["script"]  # the page's file
+        assert _csp(page)["style-src"] == _asset_sources(html)["style"]
+
+    # The page's script and style, as files a browser keeps (#44)
+
+    def test_page_files_are_served_at_their_hash_for_a_year_with_an_etag(self, notes_client):
+        html = _browse(notes_client, "/").html
+        for url, text, kind in ((re.search(r'<script src="([^"]+)"', html).group(1),
+                                 flask_api._PAGE_SCRIPT, "text/javascript"),
+                                (re.search(r'<link rel="stylesheet" href="([^"]+)"', html).group(1),
+                                 flask_api._PAGE_STYLE, "text/css")):
+            got = notes_client.get(url, headers={"Accept-Encoding": "identity"})
+            assert got.status_code == 200 and got.get_data(as_text=True) == text
+            assert got.headers["Content-Type"] == kind + "; charset=utf-8"
+            assert got.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+            assert got.headers["X-Content-Type-Options"] == "nosniff"
+            assert got.headers["Vary"] == "Accept-Encoding"
+            digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
+            assert url.endswith(digest + url[-4 if kind == "text/css" else -3:])
+            assert got.headers["ETag"] == '"{}"'.format(digest)
+            again = notes_client.get(url, headers={"If-None-Match": got.headers["ETag"],
+                                                   "Accept-Encoding": "identity"})
+            assert again.status_code == 304 and again.get_data() == b""
+
+    def test_page_files_are_gzipped_once_for_a_browser_that_takes_it(self, notes_client):
+        url = re.search(r'<script src="([^"]+)"', _browse(notes_client, "/").html).group(1)
+        packed = [notes_client.get(url, headers={"Accept-Encoding": "gzip, deflate, br"})
+                  for _ in range(2)]
+        assert packed[0].headers["Content-Encoding"] == "gzip"
+        assert packed[0].get_data() == packed[1].get_data()  # the same bytes, made once
+        assert gzip.decompress(packed[0].get_data()).decode("utf-8") == flask_api._PAGE_SCRIPT
+        assert len(packed[0].get_data()) < len(flask_api._PAGE_SCRIPT) / 3
+        assert packed[0].headers["ETag"] != notes_client.get(url).headers.get("ETag", "")
+        refused = notes_client.get(url, headers={"Accept-Encoding": "gzip;q=0, identity"})
+        assert "Content-Encoding" not in refused.headers
+        assert refused.get_data(as_text=True) == flask_api._PAGE_SCRIPT
+
+    @pytest.mark.parametrize("path", [
+        "/_flask_api/page.0000000000000000000a.js", "/_flask_api/page.js", "/_flask_api/",
+        "/_flask_api/../notes_app.py", "/_flask_api/page.{hash}.css", "/_flask_api/page.{hash}",
+        "/_flask_api/PAGE.{hash}.js", "/_flask_api/page.{hash}.js/x"])
+    def test_page_file_url_answers_only_its_own_hash(self, notes_client, path):
+        script = re.search(r'<script src="/_flask_api/page\.(\w+)\.js"',
+                           _browse(notes_client, "/").html).group(1)
+        got = notes_client.get(path.format(hash=script))
+        assert got.status_code == 404 and _json(got) == {"detail": "This resource does not exist."}
+        assert "Cache-Control" not in got.headers
+
+    def test_page_file_url_takes_get_and_head_only(self, notes_client):
+        url = re.search(r'<script src="([^"]+)"', _browse(notes_client, "/").html).group(1)
+        head = notes_client.head(url)
+        assert head.status_code == 200 and head.get_data() == b""
+        for method in ("POST", "PUT", "DELETE"):
+            got = notes_client.open(url, method=method, data="x")
+            assert got.status_code == 405 and got.headers["Allow"] == "GET, HEAD"
+            assert _json(got) == {"detail": "Request method is not allowed."}
+
+    def test_page_files_come_before_the_apps_hooks_and_routes(self):
+        app = FlaskAPI(__name__, static_folder=".", static_url_path="")  # a route for all paths
+
+        @app.before_request
+        def everything_needs_a_key():
+            if request.headers.get("X-Key") != "k":
+                raise AuthenticationFailed()
+
+        @app.route("/things/")
+        def things():
+            return {"things": []}
+        client = app.test_client()
+        page = client.get("/things/", headers={"Accept": BROWSER_ACCEPT})
+        assert page.status_code == 401  # the page of the 401 (its sign-in, say) ...
+        html = page.get_data(as_text=True)
+        for url in (re.search(r'<script src="([^"]+)"', html).group(1),
+                    re.search(r'<link rel="stylesheet" href="([^"]+)"', html).group(1)):
+            assert client.get(url).status_code == 200  # ... gets its script and style
+
+    @pytest.mark.parametrize("mount", ["SCRIPT_NAME", "DispatcherMiddleware", "ProxyFix",
+                                       "BrowsableAPI", "blueprint"])
+    def test_page_files_live_under_the_apps_own_root(self, mount):
+        from werkzeug.middleware.proxy_fix import ProxyFix
+        app = FlaskAPI(__name__) if mount != "BrowsableAPI" else Flask(__name__)
+        if mount == "BrowsableAPI":
+            BrowsableAPI(app)
+        if mount == "blueprint":
+            shelf = Blueprint("shelf", __name__, static_folder=".", static_url_path="")
+            shelf.add_url_rule("/things/", "things", lambda: {"things": []})
+            app.register_blueprint(shelf, url_prefix="/shelf")
+            path = "/shelf/things/"
+        else:
+            app.add_url_rule("/things/", "things", lambda: jsonify(things=[]))
+            path = "/things/"
+        served, base, environ = app, "http://localhost/", {}
+        if mount == "SCRIPT_NAME":
+            base = "http://localhost/api/"
+        elif mount == "DispatcherMiddleware":  # mounted at /api: it sees /things/ under it
+            served = DispatcherMiddleware(WerkzeugNotFound(), {"/api": app})
+            path = "/api" + path
+        elif mount == "ProxyFix":
+            app.wsgi_app = ProxyFix(app.wsgi_app, x_prefix=1)
+            environ = {"HTTP_X_FORWARDED_PREFIX": "/api"}
+        client = werkzeug.test.Client(served, flask.Response)
+        page = client.get(path, base_url=base, environ_base=environ,
+                          headers={"Accept": BROWSER_ACCEPT})
+        html = page.get_data(as_text=True)
+        root = "/api" if mount in ("SCRIPT_NAME", "DispatcherMiddleware", "ProxyFix") else ""
+        sources = _asset_sources(html)
+        assert _csp(page)["script-src"] == sources["script"]
+        for kind in ("script", "style"):
+            url = sources[kind][0][len("localhost"):]
+            assert url.startswith(root + "/_flask_api/page.")
+            if mount == "DispatcherMiddleware":
+                got = client.get(url)
+            else:
+                got = client.get(url[len(root):], base_url="http://localhost" + root + "/",
+                                 environ_base=environ)
+            assert got.status_code == 200 and got.headers["Cache-Control"].endswith("immutable")
+
+    def test_page_files_under_an_app_template_that_keeps_the_script_block(self, tmp_path):
+        (tmp_path / "api.html").write_text(
+            "{% extends base %}{% block script %}{{ super() }}window.acme = 1;{% endblock %}")
+        app = FlaskAPI(__name__, template_folder=str(tmp_path))
+        app.config["BROWSABLE_API_TEMPLATE"] = "api.html"
+        app.add_url_rule("/", "home", lambda: {"ok": True})
+        client = app.test_client()
+        page = client.get("/", headers={"Accept": BROWSER_ACCEPT})
+        html = page.get_data(as_text=True)
+        assert re.findall(r"<script>(.*?)</script>", html) == ["window.acme = 1;"]
+        script = re.search(r'<script src="([^"]+)"', html).group(1)
+        assert client.get(script).get_data(as_text=True) == flask_api._PAGE_SCRIPT
+        assert _csp(page)["script-src"] == (_asset_sources(html)["script"]
+                                           + _inline_hashes(html, "script"))
+
+    @pytest.mark.parametrize("host", ["evil.test; script-src *", "a.test,b.test", "x y",
+                                      "x.test/../y"])
+    def test_page_csp_takes_no_source_from_a_host_header_it_cannot_hold(self, notes_client, host):
+        page = notes_client.get("/1/", headers={"Accept": BROWSER_ACCEPT, "Host": host})
+        policy = page.headers["Content-Security-Policy"]
+        assert _csp(page)["script-src"] == ["'none'"] and _csp(page)["style-src"] == ["'none'"]
+        assert "*" not in policy and "evil" not in policy and "," not in policy
+
+    def test_page_says_the_size_of_the_answer_an_api_client_gets(self, notes_client):
+        answer = notes_client.get("/")
+        page = _browse(notes_client, "/")
+        assert int(page.one("pre", class_="response").attrs["data-size"]) == len(answer.data)
+        app = Flask(__name__)
+        BrowsableAPI(app)
+        app.add_url_rule("/", "home", lambda: jsonify(text="naïve ☃"))  # jsonify's newline too
+        client = app.test_client()
+        shown = _browse(client, "/").one("pre", class_="response").attrs["data-size"]
+        assert int(shown) == len(client.get("/").data)
 
     def test_browser_page_runs_under_its_csp_and_an_injected_script_is_blocked(self, tab,
                                                                                notes_site):
@@ -11478,8 +11653,18 @@ class TestPageTemplate:
     def test_page_runs_its_script_and_style_as_flask_api_writes_them(self, notes_client):
         html = notes_client.get("/1/", headers={"Accept": BROWSER_ACCEPT}).get_data(as_text=True)
         assert html.startswith("<!DOCTYPE html>")  # the markup file's opening comment leaves none
-        assert re.findall(r"<script>(.*?)</script>", html, re.DOTALL) == [flask_api._PAGE_SCRIPT]
-        assert re.findall(r"<style>(.*?)</style>", html, re.DOTALL) == [flask_api._PAGE_STYLE]
+        script = re.search(r'<script src="([^"]+)"></script>', html).group(1)
+        style = re.search(r'<link rel="stylesheet" href="([^"]+)">', html).group(1)
+        assert notes_client.get(script).get_data(as_text=True) == flask_api._PAGE_SCRIPT
+        assert notes_client.get(style).get_data(as_text=True) == flask_api._PAGE_STYLE
+
+    def test_page_script_that_ships_hands_nothing_to_the_tests(self):
+        from tools import page
+        assert "handOver" not in flask_api._PAGE_SCRIPT
+        assert "flask-api:script" not in flask_api._PAGE_SCRIPT
+        tests_build = page.script(tests=True)
+        assert tests_build.startswith(flask_api._PAGE_SCRIPT[1:-len(page.SCRIPT_CLOSE)])
+        assert "function handOver()" in tests_build
 
     def test_page_script_passes_node_check_and_eslint(self):
         from tools import page

@@ -10,7 +10,9 @@ last section, between the two marker lines, as raw strings, and test_all.py fail
 that block is not what page/ makes. The script's files share one function scope, which
 this tool opens before the first and closes after the last, calling start() last of all
 (eslint.config.mjs lints each file inside the same scope, so its line numbers are the
-file's own). Stdlib only, and Python 3.6, like test_all.py, which imports it.
+file's own). page/test/ holds what only the tests' build has (`script(tests=True)`): the
+hand-over of the pure parts to the unit tests. Stdlib only, and Python 3.6, like
+test_all.py, which imports it.
 """
 
 import argparse
@@ -43,9 +45,16 @@ def script_files() -> List[str]:
     return sorted(glob.glob(os.path.join(PAGE, "script", "*.js")))
 
 
-def script() -> str:
-    """The page's script: its files, one after another, in their one scope."""
-    return SCRIPT_OPEN + "\n".join(_read(path) for path in script_files()) + SCRIPT_CLOSE
+def test_files() -> List[str]:
+    """What the tests' build adds after the sections: the hand-over of the pure parts."""
+    return sorted(glob.glob(os.path.join(PAGE, "test", "*.js")))
+
+
+def script(tests: bool = False) -> str:
+    """The page's script: its files, one after another, in their one scope; ``tests``: the
+    tests' build, which also hands the script's pure parts to the unit tests."""
+    files = script_files() + (test_files() if tests else [])
+    return SCRIPT_OPEN + "\n".join(_read(path) for path in files) + SCRIPT_CLOSE
 
 
 def sources() -> List[Tuple[str, str, str]]:
@@ -94,7 +103,7 @@ def write() -> bool:
 def check() -> List[str]:
     """What ``node --check`` (each file alone) and eslint (each file in the whole script) find
     in the page's script, at the files' own lines; [] for nothing."""
-    commands = [["node", "--check", path] for path in script_files()]
+    commands = [["node", "--check", path] for path in script_files() + test_files()]
     commands.append([ESLINT, "--max-warnings", "0", "page"])
     findings = []
     for command in commands:

@@ -17,7 +17,8 @@
 //   The form from the schema   the fields the app's OpenAPI document describes, and checks
 //   Copy as curl        the curl command of the response shown, and of each form's request
 //   A stream, live      a stream's items as they arrive: read, drawn, stopped, resumed
-//   Start               enhance() builds every tool; start() listens; handOver() (the tests)
+//   Start               enhance() builds every tool; start() listens
+// (page/test/hand-over.js hands the pure parts to the unit tests, in their build only.)
 
 // ---- The script's state, and a DOM builder: what it keeps, and how it makes elements ----
 

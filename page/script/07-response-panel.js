@@ -10,8 +10,10 @@ async function show(response, focusOn = "pre.response") {
   const times = response && {...state.times.get(response), end: performance.now(),
     bytes: bytes.length};
   document.documentElement.classList.remove("refetch");  // hidden, it could not take focus
-  if (text && isPage(response)) swapPage(text);
-  else if (response) {
+  if (text && isPage(response)) {
+    swapPage(text);
+    times.bytes = answerSize();  // the API's answer, not the page that shows it
+  } else if (response) {
     const panel = showPanel(state.sent, "HTTP " + response.status + " " + response.statusText,
       !response.ok, response.headers, text ? [text] : [el("span", {class: "hint"},
         ["No content."])]);
@@ -57,7 +59,14 @@ function showTiming(times) {
 function pageTiming() {
   const entry = performance.getEntriesByType("navigation")[0];
   return entry && {started: entry.requestStart || entry.startTime, firstByte: entry.responseStart,
-    end: entry.responseEnd, bytes: entry.encodedBodySize, status: entry.responseStatus};
+    end: entry.responseEnd, bytes: answerSize(), status: entry.responseStatus};
+}
+
+// The bytes of the answer the page shows as the API sends it, which the server writes on the
+// panel; not those of the HTML page around it. None where there is no answer (the routes).
+function answerSize() {
+  const size = document.querySelector("pre.response")?.dataset.size;
+  return size === undefined ? undefined : Number(size);
 }
 
 // Focus the result (the response panel, or focusOn), and say its status and size.

@@ -43,6 +43,7 @@ function watchForItems() {
 }
 
 // As the page loads: hide what is about to change, mark a page from elsewhere, and listen.
+// (tools/page.py calls it last, once every section of the script is in.)
 function start() {
   document.documentElement.classList.add("json-tree");  // its text is not laid out at all
   state.landing = landedAnswer();  // a sign-in's answer in the URL: out of it, now
@@ -59,16 +60,5 @@ function start() {
   window.addEventListener("popstate", wentBack);
   window.addEventListener("pageshow", cameBack);
   window.addEventListener("message", refuseMessage);
-  handOver();
-}
-
-// Hand the pure parts to the unit tests (test_all.py): to listeners there before the script ran.
-function handOver() {
-  const parts = {parseJSON, writeJSON, groupSize, showTree, filterTree, findMatches,
-    headerProblem, shellQuote, curlCommand, rawRequest, fieldJSON, URL_IN_TEXT, compareNumbers,
-    numberProblem, schemaKind, matchesPattern, lineReader, idHeader, detailOf, timingText,
-    jwtClaims, whoOf, clockText, challengesText, needsText, basicCredential, allowedEndpoint,
-    randomToken, pkceChallenge, authorizationURL, authorizationAnswer, withoutAnswer,
-    answerProblem};
-  document.dispatchEvent(new CustomEvent("flask-api:script", {detail: Object.freeze(parts)}));
+  document.documentElement.classList.add("enhanced");  // the note of files not loaded stays hidden
 }
