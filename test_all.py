@@ -3991,6 +3991,144 @@ class TestPageResponses:
         assert tab.evaluate("window.__violations")[0].startswith("script-src")
 
 
+    # The page's script and style, as files a browser keeps (#44), in Chromium
+
+    @staticmethod
+    def _counting(live_site, app):
+        """Serve ``app``, keeping the path of each request that reaches the server."""
+        paths = []
+
+        def counted(environ, start_response):
+            paths.append(environ["PATH_INFO"])
+            return app(environ, start_response)
+        return live_site.serve(counted), paths
+
+    @staticmethod
+    def _transferred(tab):
+        """What the last navigation moved over the wire: {"page": bytes, "files": {url: bytes}}."""
+        return tab.evaluate("""() => ({
+            page: performance.getEntriesByType("navigation")[0].transferSize,
+            files: Object.fromEntries(performance.getEntriesByType("resource")
+                .filter((entry) => entry.name.includes("/_flask_api/"))
+                .map((entry) => [entry.name, entry.transferSize]))})""")
+
+    def test_browser_first_visit_is_small_and_the_next_pages_take_the_files_from_the_cache(
+            self, chromium, live_site):
+        site, paths = self._counting(live_site, notes_app.create_app())
+        with _open_tab(chromium, site) as tab:
+            tab.goto("/")
+            _expect(tab.locator(".tree")).to_be_visible()  # the script ran: the body is a tree
+            first = self._transferred(tab)
+            assert first["page"] <= 12 * 1024  # the notes list's HTML, its data and no script
+            assert len(first["files"]) == 2
+            assert first["page"] + sum(first["files"].values()) <= 60 * 1024  # gzipped files
+            assert sorted(path.rsplit(".", 1)[1] for path in paths if "/_flask_api/" in path
+                          ) == ["css", "js"]
+            del paths[:]
+            tab.get_by_role("link", name=site + "/1/").click()  # plain: no headers stored
+            _expect(tab.locator("h1")).to_have_text("Notes Detail")
+            _expect(tab.locator(".tree")).to_be_visible()
+            assert self._transferred(tab)["files"] == dict.fromkeys(
+                first["files"], 0)  # from the cache
+            tab.reload()
+            _expect(tab.locator(".tree")).to_be_visible()
+            assert list(self._transferred(tab)["files"].values()) == [0, 0]
+            assert [path for path in paths if "/_flask_api/" in path] == []  # not even asked
+
+    def test_browser_a_link_followed_with_headers_fetches_the_page_and_not_its_files(
+            self, chromium, live_site):
+        site, paths = self._counting(live_site, notes_app.create_app())
+        with _open_tab(chromium, site) as tab:
+            tab.goto("/")
+            _add_header(tab, "X-Test", "1")  # now the script follows links with fetch
+            del paths[:]
+            tab.get_by_role("link", name=site + "/1/").click()
+            _expect(tab.locator("pre.response")).to_have_attribute("data-url", re.compile("/1/$"))
+            assert paths == ["/1/"]  # the page alone: its script and style stay as they were
+            fetched = tab.evaluate("""() => performance.getEntriesByType("resource")
+                .filter((entry) => entry.initiatorType === "fetch").map(
+                (entry) => [new URL(entry.name).pathname, entry.encodedBodySize])""")
+            assert fetched[-1][0] == "/1/" and fetched[-1][1] <= 12 * 1024
+
+    def test_browser_timing_line_counts_the_answers_bytes_not_the_pages(self, tab, notes_site):
+        answer = len(urllib.request.urlopen(notes_site + "/").read())
+        tab.goto("/")
+        _expect(tab.locator(".timing")).to_contain_text(" \u00b7 {} bytes".format(answer))
+        _add_header(tab, "X-Test", "1")  # the page fetched again, and swapped in
+        tab.get_by_role("link", name=notes_site + "/0/").click()
+        one = len(urllib.request.urlopen(notes_site + "/0/").read())
+        _expect(tab.locator(".timing")).to_contain_text(" \u00b7 {} bytes".format(one))
+
+    @pytest.mark.parametrize("csp", CSP_MODES)
+    def test_browser_a_same_origin_upload_served_as_script_or_style_cannot_run_or_style_it(
+            self, chromium, live_site, csp):
+        app = notes_app.create_app()
+
+        @app.route("/uploads/<name>")
+        def upload(name):  # what a user uploaded, served back as its own type
+            kind = "text/javascript" if name.endswith(".js") else "text/css"
+            body = "window.__uploaded = 1;" if kind == "text/javascript" else \
+                "body { background: rgb(255, 0, 0) !important; }"
+            return flask.Response(body, mimetype=kind)
+        site = live_site.serve(app)
+        with _attack_tab(chromium, site, csp) as tab:
+            tab.add_init_script("window.__violations = []; document.addEventListener("
+                                "'securitypolicyviolation', e => window.__violations.push("
+                                "e.violatedDirective + ' ' + e.blockedURI))")
+            tab.goto("/1/")
+            _expect(tab.locator(".tree")).to_be_visible()
+            tab.evaluate("""() => {
+                const script = document.createElement("script");
+                script.src = "/uploads/evil.js";
+                const style = document.createElement("link");
+                style.rel = "stylesheet";
+                style.href = "/uploads/evil.css";
+                document.head.append(script, style); }""")
+            if csp == "csp-bypassed":  # the CSP is the second wall: here, only it was taken
+                tab.wait_for_function("window.__uploaded === 1")
+                return
+            tab.wait_for_function("window.__violations.length === 2")
+            assert tab.evaluate("typeof window.__uploaded") == "undefined"
+            assert tab.evaluate("getComputedStyle(document.body).backgroundColor") != \
+                "rgb(255, 0, 0)"
+            assert sorted(violation.split()[0] for violation in tab.evaluate(
+                "window.__violations")) == ["script-src-elem", "style-src-elem"]
+
+    @pytest.mark.parametrize("blocked", ["both", "script"])
+    def test_browser_page_says_when_its_files_cannot_load_and_its_data_stays_readable(
+            self, tab, notes_site, blocked):
+        pattern = "**/_flask_api/*" if blocked == "both" else "**/_flask_api/*.js"
+        tab.route(pattern, lambda route: route.abort("internetdisconnected"))
+        tab.goto("/1/")
+        note = tab.locator(".assets-missing")
+        _expect(note).to_be_visible()
+        _expect(note).to_contain_text("could not be loaded")
+        _expect(tab.locator("pre.response")).to_contain_text('"text": "build the codez"')
+        _expect(tab.get_by_role("button", name="DELETE")).to_be_visible()  # a plain form
+
+    def test_browser_page_with_its_files_says_nothing_of_them(self, tab, notes_site, chromium):
+        tab.goto("/1/")
+        _expect(tab.locator(".tree")).to_be_visible()
+        _expect(tab.locator(".assets-missing")).to_be_hidden()
+        with _open_tab(chromium, notes_site, java_script_enabled=False) as plain:
+            plain.goto("/1/")  # scripts off by choice: nothing failed, nothing to say
+            _expect(plain.locator(".assets-missing")).to_be_hidden()
+            _expect(plain.locator("pre.response")).to_contain_text("build the codez")
+
+    def test_browser_page_saved_by_the_browser_shows_its_data(self, chromium, tab, notes_site,
+                                                              tmp_path):
+        tab.goto("/1/")
+        _expect(tab.locator(".tree")).to_be_visible()
+        snapshot = tab.context.new_cdp_session(tab).send("Page.captureSnapshot",
+                                                        {"format": "mhtml"})["data"]
+        saved = tmp_path / "note.mhtml"  # "Save page as", as a single file
+        saved.write_text(snapshot, encoding="utf-8")
+        with _open_tab(chromium, notes_site) as reopened:
+            reopened.goto(saved.as_uri())
+            _expect(reopened.locator("pre.response")).to_contain_text("build the codez")
+            _expect(reopened.locator("h1")).to_have_text("Notes Detail")
+
+
 # ---------------------------------------------------------------------------
 # Streams
 # ---------------------------------------------------------------------------

@@ -4,6 +4,7 @@
     python tools/bench.py --quick      # 3 short rounds, a CI smoke test
     python tools/bench.py --rounds 11  # more rounds for steadier numbers
     python tools/bench.py --stream-page  # the page under 10,000 stream items a second, alone
+    python tools/bench.py --page-weight  # the page's bytes per navigation, time to interactive
     python tools/bench.py --feed       # the notes' change feed under gunicorn, alone: 1 to 1,000
                                        # subscribers, a write's delay to them and the write rate
 
@@ -50,6 +51,7 @@ import functools
 import gc
 import io
 import json
+import logging
 import os
 import platform
 import re
@@ -531,9 +533,8 @@ def big_pages(bodies: List[Tuple[str, Any]], rounds: int, browser: bool) -> List
 
 
 @contextlib.contextmanager
-def chromium_serving(app: Flask) -> Iterator[Optional[Tuple[Any, str]]]:
-    """Headless Chromium (Playwright's, Debian's binary) and ``app`` served on a free local
-    port, as (browser, base URL), both stopped after; None without Chromium."""
+def chromium_browser() -> Iterator[Any]:
+    """Headless Chromium (Playwright's, Debian's binary), closed after; None without it."""
     executable = shutil.which("chromium") or shutil.which("chromium-browser")
     try:
         from playwright.sync_api import sync_playwright
@@ -542,20 +543,32 @@ def chromium_serving(app: Flask) -> Iterator[Optional[Tuple[Any, str]]]:
     if executable is None:
         yield None
         return
-    from werkzeug.serving import make_server
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        with sync_playwright() as playwright:
-            chromium = playwright.chromium.launch(executable_path=executable, args=[
-                "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
-            try:
-                yield chromium, "http://127.0.0.1:{}".format(server.server_port)
-            finally:
-                chromium.close()
-    finally:
-        server.shutdown()
-        server.server_close()
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=executable, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@contextlib.contextmanager
+def chromium_serving(app: Flask) -> Iterator[Optional[Tuple[Any, str]]]:
+    """Headless Chromium and ``app`` served on a free local port (a thread of this process),
+    as (browser, base URL), both stopped after; None without Chromium."""
+    with chromium_browser() as chromium:
+        if chromium is None:
+            yield None
+            return
+        from werkzeug.serving import make_server
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line for each request
+        server = make_server("127.0.0.1", 0, app, threaded=True)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            yield chromium, "http://127.0.0.1:{}".format(server.server_port)
+        finally:
+            server.shutdown()
+            server.server_close()
 
 
 def chromium_times(app: Flask) -> Optional[Dict[str, float]]:
@@ -599,6 +612,69 @@ def _shown(times: Dict[str, float], name: str) -> str:
         return "-"
     ratio = "" if name == "raw" else " ({:.1f}x)".format(times[name] / times["raw"])
     return "{:.2f} s{}".format(times[name], ratio)
+
+
+# ---------------------------------------------------------------------------
+# What the page costs a browser: bytes per navigation, and a first visit's time to interactive
+# ---------------------------------------------------------------------------
+
+# Notes, from before the page's script runs, the time its last tool is built (interactive).
+READY_WATCH = """new MutationObserver((changes, watch) => {
+  if (document.querySelector("#api-curl button")) {
+    window.__ready = performance.now(); watch.disconnect(); } })
+  .observe(document, {childList: true, subtree: true});"""
+
+# Bytes over the wire for the last navigation: its HTML, and each file it loaded.
+TRANSFERRED = """() => ({html: performance.getEntriesByType("navigation")[0].transferSize,
+  files: performance.getEntriesByType("resource").reduce((sum, entry) =>
+    sum + entry.transferSize, 0)})"""
+
+
+def page_weight(visits: int = 5) -> Optional[Dict[str, float]]:
+    """The notes list in Chromium (notes_app): the bytes a first visit moves (its HTML, and
+    the files the browser accepts gzipped), those of the next page (a note, its files kept),
+    and a first visit's time to interactive, from navigation to the script's last tool built:
+    the median of ``visits`` fresh browser contexts, each with an empty cache. The notes app
+    runs under gunicorn, a process of its own as a user's server is, so that the browser's
+    requests do not wait on this one's. None without Chromium."""
+    with chromium_browser() as chromium:
+        if chromium is None:
+            return None
+        server, port = _serve(1, 4, dict(os.environ))
+        base = "http://127.0.0.1:{}".format(port)
+        firsts, nexts, ready = [], [], []
+        for _ in range(visits):
+            context = chromium.new_context()
+            tab = context.new_page()
+            tab.add_init_script(READY_WATCH)
+            tab.goto(base + "/")
+            tab.wait_for_function("window.__ready !== undefined")
+            firsts.append(tab.evaluate(TRANSFERRED))
+            ready.append(tab.evaluate("window.__ready"))
+            tab.goto(base + "/1/")
+            tab.wait_for_function("window.__ready !== undefined")
+            nexts.append(tab.evaluate(TRANSFERRED))
+            context.close()
+        server.terminate()
+        server.wait()
+    return {"html": statistics.median(first["html"] for first in firsts),
+            "first": statistics.median(first["html"] + first["files"] for first in firsts),
+            "next": statistics.median(one["html"] + one["files"] for one in nexts),
+            "next files": max(one["files"] for one in nexts),
+            "interactive": statistics.median(ready)}
+
+
+def page_weight_table(result: Optional[Dict[str, float]]) -> str:
+    if result is None:
+        return "The page's weight: skipped, no Chromium (playwright and chromium)."
+    return "\n".join([
+        "| the notes list in Chromium | bytes over the wire | budget |", "|---|---|---|",
+        "| its HTML, each navigation | {:,.0f} | 12 KB |".format(result["html"]),
+        "| a first visit: HTML, script and style | {:,.0f} | 60 KB |".format(result["first"]),
+        "| the next page (a note) | {:,.0f}, its files {:,.0f} | files 0 |".format(
+            result["next"], result["next files"]),
+        "| a first visit's time to interactive (median) | {:.0f} ms | |".format(
+            result["interactive"])])
 
 
 # ---------------------------------------------------------------------------
@@ -1174,6 +1250,9 @@ def main(argv: Optional[List[str]] = None) -> None:
     parser.add_argument("--stream-page", action="store_true",
                         help="only the page under a live stream: 10,000 items a second for "
                         "ten seconds, in Chromium")
+    parser.add_argument("--page-weight", action="store_true",
+                        help="only the page's bytes per navigation and a first visit's time "
+                        "to interactive, in Chromium")
     parser.add_argument("--stores", action="store_true",
                         help="only the notes stores under gunicorn, over real sockets")
     parser.add_argument("--feed", action="store_true",
@@ -1190,6 +1269,9 @@ def main(argv: Optional[List[str]] = None) -> None:
         return None
     if args.stream_page:
         print(stream_page_table(stream_page()))
+        return None
+    if args.page_weight:
+        print(page_weight_table(page_weight()))
         return None
     if args.big_pages:
         print(big_page_table(big_pages(big_bodies([20000, 100000], 1000000), 3, browser=True)))
@@ -1213,6 +1295,8 @@ def main(argv: Optional[List[str]] = None) -> None:
         print(big_page_table(big_pages(big_bodies([20000, 100000], 1000000), 3, browser=True)))
         print()
         print(stream_page_table(stream_page()))  # ten seconds: not in --quick
+    print()
+    print(page_weight_table(page_weight(3 if args.quick else 9)))
     print()
     print(environment(rounds))
 
