@@ -12,7 +12,9 @@ says what outside code may call in it:
     The app's routes      one description of the routes, for the index, page and OpenAPI
     The page's body ...   the data as the page shows it (a big body a line an item), its links
     The page's context    BrowsableAPIRenderer: (request, response, data) in, what it shows out
-    The page's responses  its template and CSP, a JSON response as the page, late headers, index
+    The page's responses  its template and CSP, its script and style as files a browser
+                          keeps (served by the middleware), a JSON response as the page,
+                          late headers, index
     Streams               a view's generator sent as its items come: JSON, JSON Lines, NDJSON or
                           server-sent events (ServerSentEvent), and its page, shown live
     The application       FlaskAPI, set_parsers/set_renderers
