@@ -1604,7 +1604,7 @@ class BrowsableAPIRenderer(BaseRenderer):
         auth = req.environ[_AUTH_KEY] = self.get_auth(app, req, allowed, headers)  # and late
         return {
             "base": _page(),
-            "assets": _asset_urls(req),  # the URLs of the page's script and style
+            "assets": _asset_urls(req.script_root),  # the URLs of the page's script and style
             "branding": app.config.get("BROWSABLE_API_BRANDING", "Flask API"),
             "title": self.get_name(view, status),
             "description": description,
@@ -1732,7 +1732,7 @@ def _csrf_token() -> str:
 # Called from outside this section through: _as_page (a response any view made, as the page:
 # FlaskAPI, BrowsableAPI), _show_late_headers (_finish_rendered), _page_bytes and
 # _UNSHOWN_HEADERS (a stream's page); _page, _compiled, _page_headers, _inline_sources,
-# _asset_urls (BrowsableAPIRenderer's template, its headers and context); _is_asset and
+# _asset_urls (BrowsableAPIRenderer's template, its headers and context); _ASSETS_PATH and
 # _send_asset (the middleware: the page's script and style, as files a browser keeps).
 
 @functools.lru_cache(maxsize=None)
@@ -1776,16 +1776,23 @@ _NO_INLINE = _inline_sources("")  # before a template's first render: none known
 
 
 def _page_headers(req: Request, inline: Dict[str, str]) -> Tuple[Tuple[str, str], ...]:
-    """The page's headers: no framing, its CSP, and the mark of a page its script swaps in.
-    The CSP names the page's script and style by their URL on the request's host, so that a
-    script or style served from anywhere else on this site (an upload) cannot run or style it;
-    a host that cannot stand in a CSP gets none, so then the page shows without them."""
-    host = req.host
-    urls = _asset_urls(req) if _PLAIN_HOST.match(host) else {"script": "", "style": ""}
-    sources = {kind: (host + urls[kind].replace(";", "%3B").replace(",", "%2C")
-                      if urls[kind] else "") + inline[kind] or "'none'" for kind in urls}
+    """The page's headers: no framing, its CSP, and the mark of a page its script swaps in."""
+    return _page_headers_for(req.host, req.script_root, inline["script"], inline["style"])
+
+
+@functools.lru_cache(maxsize=64)  # a few hosts and roots an app is reached by; each a header
+def _page_headers_for(host: str, root: str, *inline: str) -> Tuple[Tuple[str, str], ...]:
+    """The page's headers for a host and root. The CSP names the page's script and style by
+    their URL on the request's host, so that a script or style served from anywhere else on
+    this site (an upload) cannot run or style it; a host that cannot stand in a CSP gets
+    none, so then the page shows without them. ``inline``: the script's and style's sources
+    of a template's additions."""
+    urls = _asset_urls(root) if _PLAIN_HOST.match(host) else {"script": "", "style": ""}
+    script, style = ((host + urls[kind].replace(";", "%3B").replace(",", "%2C")
+                      if urls[kind] else "") + added or "'none'"
+                     for kind, added in zip(("script", "style"), inline))
     return (("X-Frame-Options", "SAMEORIGIN"),
-            ("Content-Security-Policy", _CSP.format(sources["script"], sources["style"])),
+            ("Content-Security-Policy", _CSP.format(script.strip(), style.strip())),
             ("X-Flask-API-Page", "1"))
 
 
@@ -1829,15 +1836,11 @@ def _gzipped(name: str) -> bytes:
     return out.getvalue()
 
 
-def _asset_urls(req: Request) -> Dict[str, str]:
-    """The URLs of the page's script and style, under the app's root, as the page links them."""
-    root = req.script_root + _ASSETS_PATH
-    return {asset.kind: _href(root + name) for name, asset in _assets().items()}
-
-
-def _is_asset(environ: Dict[str, Any]) -> bool:
-    """Whether a request is for one of the page's files (the middleware answers it)."""
-    return environ.get("PATH_INFO", "").startswith(_ASSETS_PATH)
+@functools.lru_cache(maxsize=16)  # the roots an app is reached under: one or two
+def _asset_urls(root: str) -> Dict[str, str]:
+    """The URLs of the page's script and style under an app's root (``request.script_root``),
+    as the page links them."""
+    return {asset.kind: _href(root + _ASSETS_PATH + name) for name, asset in _assets().items()}
 
 
 def _send_asset(environ: Dict[str, Any], start_response: Any) -> Any:
@@ -3048,8 +3051,8 @@ class _Middleware:
         self.guard_reads = guard_reads  # False: request bodies read as the app reads them
 
     def __call__(self, environ: Dict[str, Any], start_response: Any) -> Any:
-        if _is_asset(environ):  # the page's script or style, before the app and its hooks
-            return _send_asset(environ, start_response)
+        if environ.get("PATH_INFO", "").startswith(_ASSETS_PATH):  # the page's script, style
+            return _send_asset(environ, start_response)  # before the app and its hooks
         if "HTTP_TRANSFER_ENCODING" in environ and self.guard_reads:  # chunked, even with a length
             environ["wsgi.input"] = _ReadGuard(environ["wsgi.input"])
         if (environ.get("REQUEST_METHOD") == "POST" and _same_origin(environ) and
@@ -3122,8 +3125,8 @@ class _BrowsableMiddleware(_Middleware):
         self.renderers = renderers
 
     def __call__(self, environ: Dict[str, Any], start_response: Any) -> Any:
-        if _is_asset(environ):  # the page's script or style, before the app and its hooks
-            return _send_asset(environ, start_response)
+        if environ.get("PATH_INFO", "").startswith(_ASSETS_PATH):  # the page's script, style
+            return _send_asset(environ, start_response)  # before the app and its hooks
         if "format=" not in environ.get("QUERY_STRING", ""):  # cached: cheap for clients
             negotiated = _negotiate[environ.get("HTTP_ACCEPT", ""), None, self.renderers]
         else:
@@ -4344,12 +4347,14 @@ _PAGE_MARKUP = r"""
 {#- The page's style and script, files a browser fetches once and keeps (_assets): the
     script loads before the body, as it must start first (see start()) -#}
 {% block assets %}
-<link rel="stylesheet" href="{{ assets.style }}">
-<script src="{{ assets.script }}"></script>
+<link rel="stylesheet" href="{{ assets["style"] }}">
+<script src="{{ assets["script"] }}"></script>
 {%- endblock %}
 {#- What a template of the app's adds to these two blocks is inline, allowed by its hash -#}
-{% if self.style() %}<style>{% block style %}{% endblock %}</style>{% endif %}
-{% if self.script() %}<script>{% block script %}{% endblock %}</script>{% endif %}
+{% set _own_style %}{% block style %}{% endblock %}{% endset %}
+{%- set _own_script %}{% block script %}{% endblock %}{% endset %}
+{%- if _own_style %}<style>{{ _own_style }}</style>{% endif %}
+{%- if _own_script %}<script>{{ _own_script }}</script>{% endif %}
 </head>
 <body>
 <header><div class="wrap">
