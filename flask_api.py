@@ -1654,7 +1654,7 @@ class BrowsableAPIRenderer(BaseRenderer):
     def get_schemas(self, app: Flask, req: Request, allowed: List[str]) -> Dict[str, Any]:
         """What the form's fields come from: ``{method: {"content": [media types], "schema":
         schema}}`` for each of POST, PUT and PATCH whose body the app's OpenAPI document
-        describes with properties, ``$ref``s resolved; {} for the form from the data. Read
+        describes with properties, each ``$ref`` resolved; {} for the form from the data. Read
         once per rule and document (see `_operation_schemas`)."""
         if not _BODY_METHODS.intersection(allowed):
             return {}
