@@ -42,6 +42,8 @@ selector: ``pytest test_all.py::TestStreams``.
     TestNotesAPI ...             notes_app.py: the API, TestNotesLimitsAndHosts,
                                  TestNotesSQLite, TestNotesPostgres, TestNotesCommandLine,
                                  TestNotesFuzz, TestNotesOnGunicorn, TestNotesChangeFeed
+    TestDocs                     README.md, CHANGELOG.md and docs/: every example runs and
+                                 gives what it shows; the screenshots are what the tool makes
 """
 
 import base64
@@ -14276,3 +14278,144 @@ class TestNotesChangeFeed:
             _expect(tab.locator(".item").last).to_contain_text('"text": "while stopped"')
             _expect(tab.locator(".item").nth(1)).to_contain_text('"text": "seen"')
             assert _axe(tab) == []
+
+
+# ---------------------------------------------------------------------------
+# The documentation: its examples run, its screenshots are current
+# ---------------------------------------------------------------------------
+# README.md, CHANGELOG.md and the manual in docs/ are read here as a user reads them. Every
+# fenced block is one of the kinds below, and each kind that a user would run is run:
+#   python     executed, in order, in one namespace per document (so a later block may use an
+#              earlier one's app); an exception fails the block
+#   pycon      a session at the interpreter, run by doctest in that namespace: the output shown
+#              is compared
+#   console    a shell session of curl commands ($ curl ...) against the app the document has
+#              built so far (its namespace's ``app``), else a fresh notes app: each command is
+#              run by bash and its output compared with what is shown (the Date and Server
+#              headers' values, and the server's port, aside)
+#   sh, console-setup  commands that install or start things: shown, not run
+#   anything else (json, js, text, toml, eval-rst and MyST's directives) is not code to run
+
+_ROOT = os.path.dirname(os.path.abspath(__file__))
+_DOC_FILES = ["README.md", "CHANGELOG.md"] + sorted(
+    os.path.relpath(path, _ROOT) for path in glob.glob(os.path.join(_ROOT, "docs", "*.md")))
+_RUN_KINDS = {"python", "pycon", "console"}
+_SHOWN_KINDS = {"sh", "json", "js", "text", "toml", "{toctree}", "{include}", "{eval-rst}",
+                "{literalinclude}"}
+
+
+def _fenced_blocks(path):
+    """Each fenced block of a Markdown file: (line of its opening fence, kind, text)."""
+    with open(os.path.join(_ROOT, path), encoding="utf-8") as file:
+        lines = file.read().split("\n")
+    blocks, start, kind, body = [], None, None, []
+    for number, line in enumerate(lines, 1):
+        if start is None and line.startswith("```"):
+            start, kind, body = number, line[3:].split(" ")[0].strip(), []
+        elif start is not None and line.startswith("```") and not line[3:].strip():
+            blocks.append((start, kind, "\n".join(body) + "\n"))
+            start = None
+        elif start is not None:
+            body.append(line)
+    assert start is None, "{}: the block at line {} is never closed".format(path, start)
+    return blocks
+
+
+def _console_commands(text):
+    """A console block's commands, each with the output shown after it: [(command, output)]."""
+    commands = []
+    for line in text.rstrip("\n").split("\n"):
+        if line.startswith("$ "):
+            commands.append([line[2:], []])
+        else:
+            assert commands, "a console block starts with its first command: " + line
+            commands[-1][1].append(line)
+    return [(command, "\n".join(output)) for command, output in commands]
+
+
+def _shown_output(text, port):
+    """Output as a reader compares it: the live port as the documents' 5000, the Date and
+    Server headers' values left out, no CR, no trailing blank lines."""
+    text = text.replace("\r", "").replace("127.0.0.1:{}".format(port), "127.0.0.1:5000")
+    text = re.sub(r"(?m)^(Date|Server): .*$", r"\1: ...", text)
+    return "\n".join(line.rstrip() for line in text.split("\n")).strip("\n")
+
+
+class _DocumentRun:
+    """One document's examples, run in its order: one namespace, and one app served for its
+    console sessions once a session asks for it."""
+
+    def __init__(self, path):
+        self.path = path
+        self.namespace = {"__name__": "docs_example"}
+        self.site = None
+
+    def run(self, line, kind, text):
+        where = "{}:{}".format(self.path, line)
+        if kind == "python":
+            try:
+                exec(compile(text, where, "exec"), self.namespace)
+            except ImportError as exc:  # the matrix's environments: Flask, pytest, Markdown
+                if exc.name in ("flask_api", "notes_app") or exc.name is None:
+                    raise
+                pytest.skip("{} needs {}, not installed here".format(where, exc.name))
+        elif kind == "pycon":
+            self._doctest(where, line, text)
+        elif kind == "console":
+            self._console(where, text)
+
+    def _doctest(self, where, line, text):
+        import doctest
+        test = doctest.DocTestParser().get_doctest(text, self.namespace, where, self.path, line)
+        report = io.StringIO()
+        runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+        runner.run(test, out=report.write, clear_globs=False)
+        assert runner.failures == 0, report.getvalue()
+
+    def _console(self, where, text):
+        commands = _console_commands(text)
+        if not all(command.startswith("curl ") for command, _ in commands):
+            return  # set-up commands (pip, gunicorn, the app itself): shown, not run
+        if self.site is None:
+            self.site = _LiveSite()
+            app = self.namespace.get("app")
+            if app is None:
+                app = notes_app.create_app(feed_seconds=1)
+            self.site.serve(app)
+        port = self.site.server.server_port
+        for command, shown in commands:
+            done = subprocess.run(
+                ["bash", "-c", command.replace("127.0.0.1:5000", "127.0.0.1:{}".format(port))],
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=30)
+            got = _shown_output(done.stdout.decode("utf-8"), port)
+            assert got == _shown_output(shown, port), "{}: $ {}".format(where, command)
+
+    def close(self):
+        if self.site is not None:
+            self.site.close()
+
+
+@pytest.fixture(params=_DOC_FILES)
+def document(request):
+    """A document of README.md, CHANGELOG.md and docs/, and the run of its examples."""
+    run = _DocumentRun(request.param)
+    yield run
+    run.close()
+
+
+class TestDocs:
+    """Every example in the README and the manual runs, its output compared with the one
+    shown; every internal link leads somewhere; the screenshots are what the tool makes."""
+
+    def test_every_block_is_of_a_kind_that_is_run_or_only_shown(self):
+        unknown = ["{}:{} {}".format(path, line, kind or "(no kind)")
+                   for path in _DOC_FILES for line, kind, _ in _fenced_blocks(path)
+                   if kind not in _RUN_KINDS | _SHOWN_KINDS]
+        assert unknown == []
+
+    def test_every_example_runs_and_shows_what_it_gives(self, document):
+        if not shutil.which("curl"):
+            _missing("REQUIRE_BROWSER", "the documents' console examples need curl")
+        for line, kind, text in _fenced_blocks(document.path):
+            if kind in _RUN_KINDS:
+                document.run(line, kind, text)
