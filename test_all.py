@@ -13735,8 +13735,9 @@ def _log_rows(path):
 
 
 def _readme_python(opening):
-    """The README's Python block that starts with ``opening``, as the reader copies it."""
-    readme = _read(os.path.join(NOTES_DIR, "README.md"))
+    """The Python block of the manual's change feed (docs/production.md, from the README's
+    Following the changes) that starts with ``opening``, as the reader copies it."""
+    readme = _read(os.path.join(NOTES_DIR, "docs", "production.md"))
     return readme[readme.index("```python\n" + opening) + 10:].split("\n```\n", 1)[0]
 
 
@@ -14395,6 +14396,23 @@ class _DocumentRun:
             self.site.close()
 
 
+# The share of a picture's pixels (420 of 1100 x 760) that may differ: edges of glyphs drawn a
+# shade apart; a word changed (a page title is 0.2% of the picture) is over it.
+_SCREENSHOT_TOLERANCE = 0.0005
+
+
+def _pixels_apart(path, other):
+    """The share of the two pictures' pixels that differ by more than a shade (any channel by
+    more than 24 of 255); 1.0 for pictures of two sizes."""
+    from PIL import Image, ImageChops
+    with Image.open(path) as one, Image.open(other) as two:
+        one, two = one.convert("RGB"), two.convert("RGB")
+        if one.size != two.size:
+            return 1.0
+        apart = ImageChops.difference(one, two).convert("L").point(lambda v: 255 if v > 24 else 0)
+        return apart.histogram()[255] / float(one.size[0] * one.size[1])
+
+
 @pytest.fixture(params=_DOC_FILES)
 def document(request):
     """A document of README.md, CHANGELOG.md and docs/, and the run of its examples."""
@@ -14412,6 +14430,27 @@ class TestDocs:
                    for path in _DOC_FILES for line, kind, _ in _fenced_blocks(path)
                    if kind not in _RUN_KINDS | _SHOWN_KINDS]
         assert unknown == []
+
+    def test_every_image_the_documents_show_is_in_the_repository(self):
+        missing = ["{}: {}".format(path, image) for path in _DOC_FILES
+                   for image in re.findall(r"!\[[^\]]*\]\(([^)]+)\)",
+                                           _read(os.path.join(_ROOT, path)))
+                   if not os.path.exists(os.path.join(_ROOT, os.path.dirname(path), image))]
+        assert missing == []
+
+    def test_screenshots_are_what_the_tool_makes_of_the_page_now(self, chromium, tmp_path):
+        try:
+            import PIL  # noqa: F401
+        except ImportError:
+            _no_browser("the screenshots' comparison needs Pillow")
+        from tools import screenshots
+        made = screenshots.make(chromium, str(tmp_path))
+        assert sorted(made) == sorted(name for name in os.listdir(screenshots.OUT)
+                                      if name.endswith(".png"))
+        apart = {name: round(_pixels_apart(os.path.join(screenshots.OUT, name),
+                                           str(tmp_path / name)), 4) for name in made}
+        stale = {name: share for name, share in apart.items() if share > _SCREENSHOT_TOLERANCE}
+        assert stale == {}, "the page has changed: python tools/screenshots.py makes them anew"
 
     def test_every_example_runs_and_shows_what_it_gives(self, document):
         if not shutil.which("curl"):
