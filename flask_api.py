@@ -38,7 +38,7 @@ goes: a renderer in Renderers (in Streams if it frames a stream); a new step of 
 get_* method of BrowsableAPIRenderer (The page's context), its helpers in the page's
 sections; a new tool of the page a file of page/script/, in the order a reader meets it,
 with its markup in page/page.html; their tests in test_all.py's class of the same name
-(README, Development).
+(the manual, docs/development.md).
 
 Views return lists and dicts; content negotiation renders them as JSON for API
 clients and as a browsable HTML page for people::

@@ -14320,13 +14320,18 @@ def _console_commands(text):
 
 
 def _shown_output(text, port):
-    """Output as a reader compares it: the live port as the documents' 5000, the Date and
-    Server headers' values left out, the status line's phrase in capitals (Werkzeug 3.2 writes
-    "Not Found", older ones "NOT FOUND"), no CR, no trailing blank lines."""
+    """Output as a reader compares it: the live port as the documents' 5000, no CR, no
+    trailing blank lines; and of a response's head (curl -i), what is the server's own left
+    out: its HTTP version, its Date, Server and Connection headers, their order, and the
+    status phrase's case (werkzeug before 2.1 answers HTTP/1.0, 3.2 writes "Not Found")."""
     text = text.replace("\r", "").replace("127.0.0.1:{}".format(port), "127.0.0.1:5000")
-    text = re.sub(r"(?m)^(Date|Server): .*$", r"\1: ...", text)
-    text = re.sub(r"(?m)^HTTP/1\.1 .*$", lambda line: line.group(0).upper(), text)  # Werkzeug 3.2
-    return "\n".join(line.rstrip() for line in text.split("\n")).strip("\n")
+    lines = [line.rstrip() for line in text.strip("\n").split("\n")]
+    if lines and re.match(r"HTTP/1\.[01] ", lines[0]):
+        end = lines.index("") if "" in lines else len(lines)
+        head = sorted(line for line in lines[1:end]
+                      if line.split(":")[0].lower() not in ("date", "server", "connection"))
+        lines = [re.sub(r"^HTTP/1\.[01]", "HTTP/1.1", lines[0]).upper()] + head + lines[end:]
+    return "\n".join(lines).strip("\n")
 
 
 class _DocumentRun:
