@@ -14423,6 +14423,10 @@ class TestDocs:
                    if kind not in _RUN_KINDS | _SHOWN_KINDS]
         assert unknown == []
 
+    def test_changelogs_newest_release_is_the_modules_version(self):
+        newest = re.search(r"(?m)^## \[([^\]]+)\]", _read(os.path.join(_ROOT, "CHANGELOG.md")))
+        assert newest.group(1) == flask_api.__version__
+
     def test_every_image_the_documents_show_is_in_the_repository(self):
         missing = ["{}: {}".format(path, image) for path in _DOC_FILES
                    for image in re.findall(r"!\[[^\]]*\]\(([^)]+)\)",
