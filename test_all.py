@@ -14448,6 +14448,28 @@ class TestDocs:
         stale = {name: share for name, share in apart.items() if share > _SCREENSHOT_TOLERANCE}
         assert stale == {}, "the page has changed: python tools/screenshots.py makes them anew"
 
+    def test_the_manuals_eventsource_client_gets_each_change_in_order(self, chromium, live_site):
+        js = [text for line, kind, text in _fenced_blocks("docs/production.md") if kind == "js"]
+        assert len(js) == 1, "the manual's one JavaScript example, run here"
+        site = live_site.serve(notes_app.create_app(feed_seconds=1))
+        for method, path in [("PUT", "/2/"), ("POST", "/"), ("DELETE", "/1/")]:  # as the curl
+            assert _api(site, path, method, {"text": "new"})[0] in (200, 201, 204)  # session
+        with _open_tab(chromium, site) as tab:
+            tab.goto("/1/")
+            tab.evaluate("() => { window.shown = []; window.startedAgain = 0;"  # through the
+                         " window.show = (change) => shown.push(change);"  # debugging protocol,
+                         " window.startAgain = () => { startedAgain += 1; };\n"  # so no CSP
+                         + js[0] + "}")
+            for _ in range(100):  # the page's CSP refuses wait_for_function's eval
+                if tab.evaluate("shown.length") >= 2:
+                    break
+                time.sleep(0.1)
+            time.sleep(1.5)  # past the feed's end and EventSource's reconnection: nothing twice
+            shown = tab.evaluate("shown")
+            assert [(c["position"], c["change"]) for c in shown] == [(2, "created"),
+                                                                      (3, "deleted")]
+            assert tab.evaluate("startedAgain") == 0
+
     def test_every_example_runs_and_shows_what_it_gives(self, document):
         if not shutil.which("curl"):
             _missing("REQUIRE_BROWSER", "the documents' console examples need curl")
