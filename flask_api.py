@@ -40,7 +40,7 @@ goes: a renderer in Renderers (in Streams if it frames a stream); a new step of 
 get_* method of BrowsableAPIRenderer (The page's context), its helpers in the page's
 sections; a new tool of the page a file of page/script/, in the order a reader meets it,
 with its markup in page/page.html; their tests in test_all.py's class of the same name
-(README, Development).
+(the manual, docs/development.md).
 
 Views return lists and dicts; content negotiation renders them as JSON for API
 clients and as a browsable HTML page for people::
@@ -1671,7 +1671,7 @@ class BrowsableAPIRenderer(BaseRenderer):
     def get_schemas(self, app: Flask, req: Request, allowed: List[str]) -> Dict[str, Any]:
         """What the form's fields come from: ``{method: {"content": [media types], "schema":
         schema}}`` for each of POST, PUT and PATCH whose body the app's OpenAPI document
-        describes with properties, ``$ref``s resolved; {} for the form from the data. Read
+        describes with properties, each ``$ref`` resolved; {} for the form from the data. Read
         once per rule and document (see `_operation_schemas`)."""
         if not _BODY_METHODS.intersection(allowed):
             return {}

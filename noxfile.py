@@ -7,6 +7,9 @@ Run from the repository root::
     nox -s py36-flask11        # a single environment
     nox -s flask-api-3-suite   # Flask-API 3.1's published suite against this file
     nox -s next-flask          # the whole suite on the Flask and Werkzeug heads
+    nox -s docs                # the manual, warnings as errors (not run by plain ``nox``)
+    nox -s page-lint           # node --check and eslint on the page's script (needs npm)
+    nox -s release             # build, twine, check-wheel-contents, the wheel served
     nox -- -q -x               # arguments after ``--`` go to pytest
     nox -r                     # reuse the existing .nox/ virtualenvs
 
@@ -211,3 +214,32 @@ def next_flask(session):
                     *session.posargs)
     finally:
         _results.append(("next-flask", _junit_counts(junit) if os.path.exists(junit) else None))
+
+
+@nox.session(name="docs", python=_interpreter("3.11"), default=False)  # .ci/run has its own step
+def docs(session):
+    """The manual, built as CI builds it: every warning an error, every internal link checked
+    (nitpicky references, MyST's links to pages and headings)."""
+    session.run("python", "-m", "pip", "install", "-q", "-e", ".[docs,markdown]")
+    session.run("sphinx-build", "-W", "--keep-going", "-n", "-q", "-b", "html", "docs",
+                os.path.join(session.create_tmp(), "html"))
+
+
+@nox.session(name="page-lint", python=_interpreter("3.11"), default=False)  # as docs
+def page_lint(session):
+    """The page script's lint, which needs node and eslint (npm ci), and so is not in the
+    README's test command: node --check and eslint on page/script/, and their tests."""
+    session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+    session.run("python", "-m", "pip", "install", "-q", "pytest", "-e", ".")
+    session.run("python", "tools/page.py", "--check")
+    session.run("python", "-m", "pytest", "test_page_lint.py", *session.posargs)
+
+
+@nox.session(name="release", python=_interpreter("3.11"), default=False)  # as docs
+def release(session):
+    """The wheel and sdist, checked by twine and check-wheel-contents, and the wheel serving
+    the notes app from a fresh venv (.ci/release-check)."""
+    session.run("python", "-m", "pip", "install", "-q", "build", "twine", "check-wheel-contents",
+                "-e", ".")
+    session.run("bash", os.path.join(".ci", "release-check"), external=True,
+                env={"PYTHON": "python"})

@@ -42,6 +42,8 @@ selector: ``pytest test_all.py::TestStreams``.
     TestNotesAPI ...             notes_app.py: the API, TestNotesLimitsAndHosts,
                                  TestNotesSQLite, TestNotesPostgres, TestNotesCommandLine,
                                  TestNotesFuzz, TestNotesOnGunicorn, TestNotesChangeFeed
+    TestDocs                     README.md, CHANGELOG.md and docs/: every example runs and
+                                 gives what it shows; the screenshots are what the tool makes
 """
 
 import base64
@@ -1016,12 +1018,23 @@ def a11y_site(live_site):
     return live_site.serve(_a11y_app())
 
 
+def _axe_script():
+    """axe-core's script: npm's, pinned in package.json, where ``npm ci`` has run (CI); else the
+    copy the axe-playwright-python package ships (pip's, in the test extra), so that the test
+    command alone runs every accessibility test."""
+    if os.path.exists(_AXE):
+        return _AXE
+    try:
+        import axe_playwright_python
+    except ImportError:
+        _missing("REQUIRE_BROWSER", "the accessibility tests need axe-core: the test extra")
+    return os.path.join(os.path.dirname(axe_playwright_python.__file__), "axe.min.js")
+
+
 def _axe(tab):
     """axe-core's violations on the page as it is now, at any impact: [(rule, [targets])]."""
-    if not os.path.exists(_AXE):
-        _missing("REQUIRE_BROWSER", "the accessibility tests need axe-core: npm ci")
     if not tab.evaluate("typeof axe !== 'undefined'"):
-        tab.evaluate(_read(_AXE))  # CDP evaluation: the page's CSP stays
+        tab.evaluate(_read(_axe_script()))  # CDP evaluation: the page's CSP stays
     return tab.evaluate("""(tags) => axe.run(document, {runOnly: {type: "tag", values: tags},
         resultTypes: ["violations"]}).then((result) => result.violations.map((rule) =>
         [rule.id, rule.nodes.map((node) => node.target.join(" ")).slice(0, 5)]))""", _AXE_TAGS)
@@ -11773,7 +11786,8 @@ class TestFlaskAPI3Compatibility:
 
 class TestPageTemplate:
     """The page's sources in page/ are what flask_api.py holds; its script and style run as
-    written; node --check and eslint pass on each file of the script."""
+    written. (node --check and eslint on each file of the script, which need npm ci, are
+    test_page_lint.py's: CI and ``nox -s page-lint`` run them.)"""
 
     def test_page_block_in_flask_api_is_what_the_page_files_make(self):
         from tools import page
@@ -11803,33 +11817,6 @@ class TestPageTemplate:
         tests_build = page.script(tests=True)
         assert tests_build.startswith(flask_api._PAGE_SCRIPT[1:-len(page.SCRIPT_CLOSE)])
         assert "function handOver()" in tests_build
-
-    def test_page_script_passes_node_check_and_eslint(self):
-        from tools import page
-        if not shutil.which("node") or not os.path.exists(page.ESLINT):
-            _missing("REQUIRE_BROWSER", "the page script's checks need node, and eslint: npm ci")
-        assert page.check() == []
-
-    def test_page_script_lint_names_the_line_of_the_file_it_is_in(self, tmp_path):
-        from tools import page
-        if not shutil.which("node") or not os.path.exists(page.ESLINT):
-            _missing("REQUIRE_BROWSER", "the page script's checks need node, and eslint: npm ci")
-        copy = str(tmp_path / "repo")
-        shutil.copytree(page.PAGE, os.path.join(copy, "page"))
-        shutil.copy(os.path.join(page.ROOT, "eslint.config.mjs"), copy)
-        os.symlink(os.path.join(page.ROOT, "node_modules"), os.path.join(copy, "node_modules"))
-        path = os.path.join(copy, "page", "script", "05-coming-back.js")
-        with open(path, encoding="utf-8") as js:
-            lines = js.read().split("\n")
-        lines.insert(9, "const unused = missingName;")  # line 10 of the file
-        with open(path, "w", encoding="utf-8") as js:
-            js.write("\n".join(lines))
-        done = subprocess.run([page.ESLINT, "--format", "json", "page"], cwd=copy,
-                              stdout=subprocess.PIPE, universal_newlines=True)
-        found = {(os.path.basename(result["filePath"]), message["line"], message["ruleId"])
-                 for result in json.loads(done.stdout) for message in result["messages"]}
-        assert found == {("05-coming-back.js", 10, "no-unused-vars"),
-                         ("05-coming-back.js", 10, "no-undef")}
 
 
 # ---------------------------------------------------------------------------
@@ -14056,8 +14043,9 @@ def _log_rows(path):
 
 
 def _readme_python(opening):
-    """The README's Python block that starts with ``opening``, as the reader copies it."""
-    readme = _read(os.path.join(NOTES_DIR, "README.md"))
+    """The Python block of the manual's change feed (docs/production.md, from the README's
+    Following the changes) that starts with ``opening``, as the reader copies it."""
+    readme = _read(os.path.join(NOTES_DIR, "docs", "production.md"))
     return readme[readme.index("```python\n" + opening) + 10:].split("\n```\n", 1)[0]
 
 
@@ -14599,3 +14587,215 @@ class TestNotesChangeFeed:
             _expect(tab.locator(".item").last).to_contain_text('"text": "while stopped"')
             _expect(tab.locator(".item").nth(1)).to_contain_text('"text": "seen"')
             assert _axe(tab) == []
+
+
+# ---------------------------------------------------------------------------
+# The documentation: its examples run, its screenshots are current
+# ---------------------------------------------------------------------------
+# README.md, CHANGELOG.md and the manual in docs/ are read here as a user reads them. Every
+# fenced block is one of the kinds below, and each kind that a user would run is run:
+#   python     executed, in order, in one namespace per document (so a later block may use an
+#              earlier one's app); an exception fails the block
+#   pycon      a session at the interpreter, run by doctest in that namespace: the output shown
+#              is compared
+#   console    a shell session of curl commands ($ curl ...) against the app the document has
+#              built so far (its namespace's ``app``), else a fresh notes app: each command is
+#              run by bash and its output compared with what is shown (the Date and Server
+#              headers' values, and the server's port, aside)
+#   sh, console-setup  commands that install or start things: shown, not run
+#   anything else (json, js, text, toml, eval-rst and MyST's directives) is not code to run
+
+_ROOT = os.path.dirname(os.path.abspath(__file__))
+_DOC_FILES = ["README.md", "CHANGELOG.md"] + sorted(
+    os.path.relpath(path, _ROOT) for path in glob.glob(os.path.join(_ROOT, "docs", "*.md")))
+_RUN_KINDS = {"python", "pycon", "console"}
+_SHOWN_KINDS = {"sh", "json", "js", "text", "toml", "{toctree}", "{include}", "{eval-rst}",
+                "{literalinclude}"}
+
+
+def _fenced_blocks(path):
+    """Each fenced block of a Markdown file: (line of its opening fence, kind, text)."""
+    with open(os.path.join(_ROOT, path), encoding="utf-8") as file:
+        lines = file.read().split("\n")
+    blocks, start, kind, body = [], None, None, []
+    for number, line in enumerate(lines, 1):
+        if start is None and line.startswith("```"):
+            start, kind, body = number, line[3:].split(" ")[0].strip(), []
+        elif start is not None and line.startswith("```") and not line[3:].strip():
+            blocks.append((start, kind, "\n".join(body) + "\n"))
+            start = None
+        elif start is not None:
+            body.append(line)
+    assert start is None, "{}: the block at line {} is never closed".format(path, start)
+    return blocks
+
+
+def _console_commands(text):
+    """A console block's commands, each with the output shown after it: [(command, output)]."""
+    commands = []
+    for line in text.rstrip("\n").split("\n"):
+        if line.startswith("$ "):
+            commands.append([line[2:], []])
+        else:
+            assert commands, "a console block starts with its first command: " + line
+            commands[-1][1].append(line)
+    return [(command, "\n".join(output)) for command, output in commands]
+
+
+def _shown_output(text, port):
+    """Output as a reader compares it: the live port as the documents' 5000, no CR, no
+    trailing blank lines; and of a response's head (curl -i), what is the server's own left
+    out: its HTTP version, its Date, Server and Connection headers, their order, and the
+    status phrase's case (werkzeug before 2.1 answers HTTP/1.0, 3.2 writes "Not Found")."""
+    text = text.replace("\r", "").replace("127.0.0.1:{}".format(port), "127.0.0.1:5000")
+    lines = [line.rstrip() for line in text.strip("\n").split("\n")]
+    if lines and re.match(r"HTTP/1\.[01] ", lines[0]):
+        end = lines.index("") if "" in lines else len(lines)
+        head = sorted(line for line in lines[1:end]
+                      if line.split(":")[0].lower() not in ("date", "server", "connection"))
+        lines = [re.sub(r"^HTTP/1\.[01]", "HTTP/1.1", lines[0]).upper()] + head + lines[end:]
+    return "\n".join(lines).strip("\n")
+
+
+class _DocumentRun:
+    """One document's examples, run in its order: one namespace, and one app served for its
+    console sessions once a session asks for it."""
+
+    def __init__(self, path):
+        self.path = path
+        self.namespace = {"__name__": "docs_example"}
+        self.site = None
+
+    def run(self, line, kind, text):
+        where = "{}:{}".format(self.path, line)
+        if kind == "python":
+            try:
+                exec(compile(text, where, "exec"), self.namespace)
+            except ImportError as exc:  # the matrix's environments: Flask, pytest, Markdown
+                if exc.name in ("flask_api", "notes_app") or exc.name is None:
+                    raise
+                pytest.skip("{} needs {}, not installed here".format(where, exc.name))
+        elif kind == "pycon":
+            self._doctest(where, line, text)
+        elif kind == "console":
+            self._console(where, text)
+
+    def _doctest(self, where, line, text):
+        import doctest
+        test = doctest.DocTestParser().get_doctest(text, self.namespace, where, self.path, line)
+        report = io.StringIO()
+        runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+        runner.run(test, out=report.write, clear_globs=False)
+        assert runner.failures == 0, report.getvalue()
+
+    def _console(self, where, text):
+        commands = _console_commands(text)
+        if not all(command.startswith("curl ") for command, _ in commands):
+            return  # set-up commands (pip, gunicorn, the app itself): shown, not run
+        if self.site is None:
+            self.site = _LiveSite()
+            app = self.namespace.get("app")
+            if app is None:
+                app = notes_app.create_app(feed_seconds=1)
+            self.site.serve(app)
+        port = self.site.server.server_port
+        for command, shown in commands:
+            done = subprocess.run(
+                ["bash", "-c", command.replace("127.0.0.1:5000", "127.0.0.1:{}".format(port))],
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=30)
+            got = _shown_output(done.stdout.decode("utf-8"), port)
+            assert got == _shown_output(shown, port), "{}: $ {}".format(where, command)
+
+    def close(self):
+        if self.site is not None:
+            self.site.close()
+
+
+# The share of a picture's pixels (420 of 1100 x 760) that may differ: edges of glyphs drawn a
+# shade apart; a word changed (a page title is 0.2% of the picture) is over it.
+_SCREENSHOT_TOLERANCE = 0.0005
+
+
+def _pixels_apart(path, other):
+    """The share of the two pictures' pixels that differ by more than a shade (any channel by
+    more than 24 of 255); 1.0 for pictures of two sizes."""
+    from PIL import Image, ImageChops
+    with Image.open(path) as one, Image.open(other) as two:
+        one, two = one.convert("RGB"), two.convert("RGB")
+        if one.size != two.size:
+            return 1.0
+        apart = ImageChops.difference(one, two).convert("L").point(lambda v: 255 if v > 24 else 0)
+        return apart.histogram()[255] / float(one.size[0] * one.size[1])
+
+
+@pytest.fixture(params=_DOC_FILES)
+def document(request):
+    """A document of README.md, CHANGELOG.md and docs/, and the run of its examples."""
+    run = _DocumentRun(request.param)
+    yield run
+    run.close()
+
+
+class TestDocs:
+    """Every example in the README and the manual runs, its output compared with the one
+    shown; every internal link leads somewhere; the screenshots are what the tool makes."""
+
+    def test_every_block_is_of_a_kind_that_is_run_or_only_shown(self):
+        unknown = ["{}:{} {}".format(path, line, kind or "(no kind)")
+                   for path in _DOC_FILES for line, kind, _ in _fenced_blocks(path)
+                   if kind not in _RUN_KINDS | _SHOWN_KINDS]
+        assert unknown == []
+
+    def test_changelogs_newest_release_is_the_modules_version(self):
+        newest = re.search(r"(?m)^## \[([^\]]+)\]", _read(os.path.join(_ROOT, "CHANGELOG.md")))
+        assert newest.group(1) == flask_api.__version__
+
+    def test_every_image_the_documents_show_is_in_the_repository(self):
+        missing = ["{}: {}".format(path, image) for path in _DOC_FILES
+                   for image in re.findall(r"!\[[^\]]*\]\(([^)]+)\)",
+                                           _read(os.path.join(_ROOT, path)))
+                   if not os.path.exists(os.path.join(_ROOT, os.path.dirname(path), image))]
+        assert missing == []
+
+    def test_screenshots_are_what_the_tool_makes_of_the_page_now(self, chromium, tmp_path):
+        try:
+            import PIL  # noqa: F401
+        except ImportError:
+            _no_browser("the screenshots' comparison needs Pillow")
+        from tools import screenshots
+        made = screenshots.make(chromium, str(tmp_path))
+        assert sorted(made) == sorted(name for name in os.listdir(screenshots.OUT)
+                                      if name.endswith(".png"))
+        apart = {name: round(_pixels_apart(os.path.join(screenshots.OUT, name),
+                                           str(tmp_path / name)), 4) for name in made}
+        stale = {name: share for name, share in apart.items() if share > _SCREENSHOT_TOLERANCE}
+        assert stale == {}, "the page has changed: python tools/screenshots.py makes them anew"
+
+    def test_the_manuals_eventsource_client_gets_each_change_in_order(self, chromium, live_site):
+        js = [text for line, kind, text in _fenced_blocks("docs/production.md") if kind == "js"]
+        assert len(js) == 1, "the manual's one JavaScript example, run here"
+        site = live_site.serve(notes_app.create_app(feed_seconds=1))
+        for method, path in [("PUT", "/2/"), ("POST", "/"), ("DELETE", "/1/")]:  # as the curl
+            assert _api(site, path, method, {"text": "new"})[0] in (200, 201, 204)  # session
+        with _open_tab(chromium, site) as tab:
+            tab.goto("/1/")
+            tab.evaluate("() => { window.shown = []; window.startedAgain = 0;"  # through the
+                         " window.show = (change) => shown.push(change);"  # debugging protocol,
+                         " window.startAgain = () => { startedAgain += 1; };\n"  # so no CSP
+                         + js[0] + "}")
+            for _ in range(100):  # the page's CSP refuses wait_for_function's eval
+                if tab.evaluate("shown.length") >= 2:
+                    break
+                time.sleep(0.1)
+            time.sleep(1.5)  # past the feed's end and EventSource's reconnection: nothing twice
+            shown = tab.evaluate("shown")
+            assert [(c["position"], c["change"]) for c in shown] == [(2, "created"),
+                                                                      (3, "deleted")]
+            assert tab.evaluate("startedAgain") == 0
+
+    def test_every_example_runs_and_shows_what_it_gives(self, document):
+        if not shutil.which("curl"):
+            _missing("REQUIRE_BROWSER", "the documents' console examples need curl")
+        for line, kind, text in _fenced_blocks(document.path):
+            if kind in _RUN_KINDS:
+                document.run(line, kind, text)

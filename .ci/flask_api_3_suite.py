@@ -5,8 +5,8 @@
 
 The suite ships inside the Flask-API 3.1 wheel. This downloads the wheel, copies out its
 ``flask_api/tests/test_*.py`` files, runs them with this repository first on the import
-path, and checks that every test passes except the documented differences (README,
-"Compatibility with Flask-API 3.x"). Exits non-zero on any other outcome.
+path, and checks that every test passes except the documented differences (the manual,
+docs/migrating.md). Exits non-zero on any other outcome.
 """
 
 import os
@@ -18,7 +18,7 @@ import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WHEEL = "Flask-API==3.1"
-# Deliberate differences, each with its reason in the README.
+# Deliberate differences, each with its reason in docs/migrating.md and CHANGELOG.md.
 EXPECTED_FAILURES = {
     "test_app.AppTests.test_api_exception",  # the error body's key is "detail"
     "test_parsers.ParserTests.test_invalid_json",  # the detail is "Malformed request."
