@@ -1002,10 +1002,14 @@ def _changes_link(position: int) -> str:
 
 def _position_asked() -> Optional[int]:
     """Where a feed starts: after the ``Last-Event-ID`` an EventSource sends as it resumes,
-    else after ``?after=``; None (neither) for from now. Both are checked."""
+    else after ``?after=``; None (neither) for from now. Both are checked, but for the id of
+    the feed's own end (`ServerSentEvent.END_ID`, after a ``stream-error``), which is no
+    position: the framework answers that reconnection with its 204 before the feed starts."""
     after = _position(request.args.get("after"))
-    resumed = _position(cast(APIRequest, request).last_event_id)
-    return after if resumed is None else resumed
+    resumed = cast(APIRequest, request).last_event_id
+    if resumed == ServerSentEvent.END_ID:
+        return after
+    return after if resumed is None else _position(resumed)
 
 
 def _position(text: Optional[str]) -> Optional[int]:

@@ -13927,6 +13927,19 @@ class TestNotesChangeFeed:
             next_item.line()
         _assert_api_error(client.get("/changes?after=1"), 410)  # and so is its resumption
 
+    @pytest.mark.parametrize("query", ["", "?after=0", "?after=1"])
+    def test_eventsource_reconnecting_after_the_feeds_stream_error_gets_the_204_that_stops_it(
+            self, monkeypatch, query):
+        """After the feed's ``stream-error`` (its id the end's), EventSource reconnects once,
+        to its first URL, whose position may be gone too: the 204, never a 400 or a 410."""
+        monkeypatch.setattr(notes_app, "CHANGES_KEPT", 5)
+        client = notes_app.create_app().test_client()
+        for n in range(12):
+            _put(client, n, str(n))
+        response = client.get("/changes" + query, headers={
+            "Accept": "text/event-stream", "Last-Event-ID": flask_api.ServerSentEvent.END_ID})
+        assert (response.status_code, response.data) == (204, b"")
+
     def test_what_a_process_keeps_for_its_feeds_is_bounded_however_big_the_notes(
             self, tmp_path, follow):
         """400 notes of 100,000 characters (40 MB) written while a feed reads nothing, then 20
