@@ -14017,6 +14017,40 @@ class TestNotesChangeFeed:
                                                       "after 0", "after 1", "after 2"]
         assert [change["position"] for change in got] == [1, 2, 3, 4, 5, 6]
 
+    def test_the_readmes_python_client_waits_out_the_503_of_a_database_down_and_goes_on(
+            self, postgres):
+        """With PostgreSQL down, the feed is a 503 with ``Retry-After``: the README's client
+        waits as it says and asks again, and gets the changes once the database is back."""
+        pytest.importorskip("requests")
+        url = postgres.new_database()
+        app, answered = notes_app.create_app(db=url), []
+        app.after_request(lambda response: answered.append(response.status_code) or response)
+        port, stop = _serve_in_thread(app)
+        scope, got = {}, []
+        exec(_readme_python("import json\nimport time"), scope)
+
+        def handle(change):
+            got.append(change)
+            raise _Enough()
+
+        def client():
+            with contextlib.suppress(_Enough):
+                scope["follow"]("http://127.0.0.1:{}".format(port), 0, handle)
+        follower = threading.Thread(target=client, daemon=True)
+        postgres.stop()
+        try:
+            follower.start()
+            _wait_until(lambda: 503 in answered, what="the feed's 503")
+        finally:
+            postgres.start()
+        try:
+            while _http(port, "PUT", "/1/", {"text": "back"})[0] != 200:
+                time.sleep(0.05)  # a 503 until the pool has reconnected
+            follower.join(30)
+        finally:
+            stop()
+        assert [change["text"] for change in got] == ["back"]
+
     def test_a_worker_killed_with_minus_9_mid_feed_loses_no_change_and_repeats_none(
             self, feed_gunicorn, tmp_path):
         path = str(tmp_path / "notes.db")
