@@ -521,6 +521,11 @@ POSTGRES_CHANNEL = "note_changes"  # what each write NOTIFYs, with its position,
 POSTGRES_KEEPALIVES = {"keepalives": 1, "keepalives_idle": 20, "keepalives_interval": 5,
                        "keepalives_count": 3}  # type: Dict[str, Any]
 POSTGRES_LISTEN_CHECK = 10.0  # seconds of quiet after which the listener checks its connection
+POSTGRES_RELISTEN = 0.2  # seconds between the listener's tries to reach the server again
+# seconds the pool tries to replace a connection lost, its tries a second apart, before it
+# leaves it to the next request: its own backoff, at 1, 2, 4, 8 s..., would keep a restarted
+# server waiting that long
+POSTGRES_RECONNECT = 1.0
 
 
 class PostgresNoteStore(BaseNoteStore):
@@ -553,6 +558,7 @@ class PostgresNoteStore(BaseNoteStore):
         self._errors = (psycopg.OperationalError, psycopg.InterfaceError)
         self._pool = ConnectionPool(
             url, min_size=1, max_size=POSTGRES_POOL, timeout=POSTGRES_CONNECT_TIMEOUT,
+            reconnect_timeout=POSTGRES_RECONNECT,
             kwargs={"connect_timeout": POSTGRES_CONNECT_TIMEOUT, "autocommit": True},
             check=ConnectionPool.check_connection, open=False)
         weakref.finalize(self, self._pool.close)
@@ -705,20 +711,22 @@ class PostgresNoteStore(BaseNoteStore):
     def watch(self, changed: Callable[[], None], stop: threading.Event) -> None:
         """LISTEN on a connection of its own, and call ``changed()`` for each NOTIFY; and
         once each time it has (re)connected, for what was written while no one listened.
-        Connects again each second while the server is out of reach."""
+        Connects again every POSTGRES_RELISTEN seconds while the server is out of reach."""
         while not stop.is_set():
             try:
                 self._listen(changed, stop)
             except self._errors as exc:
                 _log.info("notes_app: the change feed's listener lost PostgreSQL (%s); "
                           "listening again", _first_line(exc))
-                stop.wait(1.0)
+                stop.wait(POSTGRES_RELISTEN)
 
     def _listen(self, changed: Callable[[], None], stop: threading.Event) -> None:
         import psycopg
         with psycopg.connect(self._url, autocommit=True, connect_timeout=
                              POSTGRES_CONNECT_TIMEOUT, **POSTGRES_KEEPALIVES) as db:
             db.execute("LISTEN " + POSTGRES_CHANNEL)
+            if self._ready:  # the pool's connections may be from before a restart: those
+                self._pool.check()  # that are gone are replaced now, not after its backoff
             changed()
             heard = time.monotonic()
             while not stop.is_set():  # looked at each second, so that it stops soon

@@ -14167,6 +14167,41 @@ class TestNotesChangeFeed:
             reconnect.set()
             listener.join(10)
 
+    def test_after_postgres_restarts_a_feed_catches_up_without_waiting_out_the_pools_backoff(
+            self, postgres, monkeypatch):
+        """Requests while the database is down send each of the pool's reconnections into its
+        backoff (made an hour long here): once the database is back, the feed still gets what
+        is written, as the pool gives up a reconnection after POSTGRES_RECONNECT, and the
+        listener, listening again, has the pool's lost connections replaced."""
+        from psycopg_pool.base import AttemptWithBackoff
+        monkeypatch.setattr(AttemptWithBackoff, "INITIAL_DELAY", 3600.0)
+        url = postgres.new_database()
+        port, stop = _serve_in_thread(notes_app.create_app(db=url))
+        conn = None
+        try:
+            conn, feed = _feed_socket(port)
+            assert _read_item(feed) == {"position": 0}
+            assert _http(port, "PUT", "/1/", {"text": "before"})[0] == 200
+            assert _read_change(feed)["text"] == "before"
+            postgres.stop()
+            answered = []
+            try:  # more at once than the pool has connections
+                readers = [threading.Thread(target=lambda: answered.append(
+                    _http(port, "GET", "/")[0])) for _ in range(2 * notes_app.POSTGRES_POOL)]
+                for thread in readers:
+                    thread.start()
+                for thread in readers:
+                    thread.join(30)
+            finally:
+                postgres.start()
+            assert answered == [503] * 2 * notes_app.POSTGRES_POOL
+            notes_app.PostgresNoteStore(url).put(1, "after")  # through a pool of its own
+            assert _read_change(feed)["text"] == "after"  # before the socket's 10 s timeout
+        finally:
+            if conn is not None:
+                conn.close()
+            stop()
+
     def test_clients_gone_are_found_at_the_next_heartbeat_and_the_feeds_threads_end(
             self, monkeypatch):
         monkeypatch.setattr(notes_app, "FEED_HEARTBEAT", 0.1)
