@@ -14247,6 +14247,44 @@ class TestNotesChangeFeed:
                 conn.close()
             stop()
 
+    def test_a_feed_cut_on_gunicorn_for_a_client_that_stops_reading_is_one_warning_line(
+            self, tmp_path):
+        """A client that reads nothing while 10 MB of changes are written: gunicorn's worker
+        (its app's STREAM_WRITE_TIMEOUT 1 s here) cuts the feed, and its log says so in one
+        warning line, with no error and no traceback; the worker goes on serving."""
+        if not os.path.exists(GUNICORN):
+            pytest.skip("gunicorn is not installed")
+        log = str(tmp_path / "gunicorn.log")
+        runtime = tmp_path / "run"
+        runtime.mkdir()
+        env = dict(_feed_env(str(tmp_path / "notes.db")), XDG_RUNTIME_DIR=str(runtime))
+        serve = ("import sys, notes_app; notes_app.app.config['STREAM_WRITE_TIMEOUT'] = 1; "
+                 "from gunicorn.app.wsgiapp import run; sys.argv[0] = 'gunicorn'; run()")
+        with open(log, "w") as out:
+            master = subprocess.Popen(
+                [sys.executable, "-c", serve, "--workers", "1", "--threads", "4", "--bind",
+                 "127.0.0.1:0", "notes_app:app"], cwd=NOTES_DIR, env=env, stdout=out,
+                stderr=subprocess.STDOUT)
+        reader = socket.socket()
+        try:
+            port = _wait_for_gunicorn(master, log, 1)
+            reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            reader.connect(("127.0.0.1", port))
+            reader.sendall(b"GET /changes HTTP/1.1\r\nHost: x\r\nAccept: application/jsonl\r\n\r\n")
+            assert reader.recv(4096).startswith(b"HTTP/1.1 200 ")  # then it reads no more
+            for n in range(200):
+                assert _http(port, "PUT", "/1/", {"text": "{:03d}".format(n) + "x" * 49997})[0] \
+                    == 200
+            _wait_until(lambda: "was cut" in _read(log), 30, "the cut")
+            assert _http(port, "GET", "/1/")[0] == 200
+        finally:
+            reader.close()
+            _stop(master)
+        text = _read(log)
+        cut = [line for line in text.splitlines() if "was cut" in line]
+        assert len(cut) == 1 and "WARNING" in cut[0] and "/changes [GET]" in cut[0], text
+        assert "Traceback" not in text and "Socket error" not in text, text
+
     def test_a_feed_ends_after_notes_feed_seconds_as_a_whole_json_array(self, monkeypatch):
         monkeypatch.setenv("NOTES_FEED_SECONDS", "0.3")
         client = notes_app.create_app().test_client()
