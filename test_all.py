@@ -14108,6 +14108,36 @@ class TestNotesChangeFeed:
         with psycopg.connect(url) as db:
             assert db.execute("SELECT max(position) FROM note_changes").fetchone()[0] == 20
 
+    def test_a_feed_past_what_a_gunicorn_worker_holds_is_answered_503_at_once_not_left_silent(
+            self, tmp_path):
+        """One worker of 4 threads that holds 2 feeds (NOTES_FEEDS): the third is a 503 with
+        ``Retry-After`` and a detail, while a thread is still free to say so (gthread takes a
+        connection past its threads and leaves it unanswered), and the other requests and
+        the feeds held go on."""
+        if not os.path.exists(GUNICORN):
+            pytest.skip("gunicorn is not installed")
+        env = dict(_feed_env(str(tmp_path / "notes.db")), NOTES_FEEDS="2")
+        master, port = _gunicorn(tmp_path, "full", env, workers=1)
+        held = []
+        try:
+            held = [_feed_socket(port) for _ in range(2)]
+            assert [_read_item(response) for _, response in held] == [{"position": 0}] * 2
+            conn, refused = _feed_socket(port)
+            held.append((conn, refused))
+            assert refused.status == 503 and refused.getheader("Retry-After") == "1"
+            assert "all the change feeds it can" in json.loads(refused.read())["detail"]
+            assert _http(port, "PUT", "/1/", {"text": "to both"})[0] == 200
+            assert [_read_change(response)["text"] for _, response in held[:2]] == ["to both"] * 2
+        finally:
+            for conn, _ in held:
+                conn.close()
+            _stop(master)
+
+    def test_the_feeds_a_process_holds_is_a_whole_number_above_0(self, monkeypatch):
+        monkeypatch.setenv("NOTES_FEEDS", "0")
+        with pytest.raises(ValueError, match="NOTES_FEEDS must be a whole number of feeds"):
+            notes_app.create_app()
+
     def test_a_hundred_idle_feeds_hold_one_listening_connection_not_one_each(self, postgres):
         import psycopg
         url = postgres.new_database()
