@@ -13489,6 +13489,40 @@ class TestNotesOnGunicorn:
             assert [(_key_of(note), note["text"]) for note in listed] == expected
         assert len(worker_pids()) >= 2, "one worker answered everything"
 
+    @pytest.mark.parametrize("max_body, content_type, code", [
+        (None, "application/json", 413),  # over the 1 MiB limit
+        (str(64 * 2 ** 20), "multipart/form-data; boundary=", 400),  # no boundary to read by
+    ])
+    def test_a_client_that_reads_only_after_sending_a_refused_body_gets_the_whole_page(
+            self, tmp_path, max_body, content_type, code):
+        """A browser uploading 5 MiB that the app refuses unread: gunicorn reads 64 KiB of it
+        and closes, and a close while the client still sends is a reset, which lost the
+        answer. The app reads the rest (16 MiB at most) once it has answered: the client
+        sends it all, then reads the whole error page."""
+        if not os.path.exists(GUNICORN):
+            pytest.skip("gunicorn is not installed")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("NOTES_")}
+        if max_body:
+            env["NOTES_MAX_BODY"] = max_body
+        master, port = _gunicorn(tmp_path, "refused", env, workers=1)
+        body = b"--\r\n" + b"y" * (5 * 2 ** 20)
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=30) as client:
+                client.sendall("POST / HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\nContent-Type: "
+                               "{}\r\nContent-Length: {}\r\n\r\n".format(content_type, len(body))
+                               .encode() + body)
+                answer = client.makefile("rb")
+                status_line = answer.readline()
+                head = {}
+                for line in iter(answer.readline, b"\r\n"):
+                    name, _, value = line.decode("latin-1").partition(":")
+                    head[name.strip().lower()] = value.strip()
+                page = answer.read(int(head["content-length"]))
+        finally:
+            _stop(master)
+        assert status_line.startswith("HTTP/1.1 {} ".format(code).encode())
+        assert page.rstrip().endswith(b"</html>") and b'"detail"' in page
+
     def test_two_gunicorn_masters_on_one_postgres_share_every_note_and_no_key(
             self, postgres, tmp_path):
         if not os.path.exists(GUNICORN):
