@@ -833,7 +833,7 @@ def feed_subscribers(port: int, after: int, count: int, ready: Any, delivered: A
             while head[-1] not in (b"\r\n", b""):
                 head.append(await reader.readline())
             if b" 503 " not in head[0]:
-                return reader
+                return reader, writer  # the writer kept: it closes the connection as it goes
             with refused.get_lock():
                 refused.value += 1
             writer.close()
@@ -841,7 +841,7 @@ def feed_subscribers(port: int, after: int, count: int, ready: Any, delivered: A
             await asyncio.sleep(float(wait[0]) if wait else 1.0)
 
     async def follow() -> None:
-        reader = await connect()
+        reader, _writer = await connect()
         await reader.readline()  # where it is: before the first change
         with ready.get_lock():
             ready.value += 1
