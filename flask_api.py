@@ -99,7 +99,6 @@ from flask import (
     Flask,
     Request,
     Response,
-    after_this_request,
     current_app,
     has_app_context,
     has_request_context,
@@ -2818,6 +2817,7 @@ class FlaskAPI(Flask):
         headers = list(exc.get_headers().items())
         response = self.render_response({"detail": exc.detail}, exc.status_code, headers,
                                         fallback=True)
+        _drain_once_sent(response, _request._get_current_object().environ)
         return response, headers
 
     def _handle_by_code(self, exc: APIException) -> Any:
@@ -2825,14 +2825,12 @@ class FlaskAPI(Flask):
         through Flask's own lookup (blueprints, most specific first); else straight to
         ``handle_api_exception``. The look at the registry spares the common case
         Flask's lookup, which would cost the 404 row about a tenth of its time."""
-        _drain_when_answered(_request.environ)
         code = exc.status_code
         if any(code in handlers for handlers in self.error_handler_spec.values()):
             return self.handle_http_exception(*_ctx(), _by_code(exc))  # type: ignore[call-arg]
         return self.handle_api_exception(exc)
 
     def _handle_http_exception(self, exc: HTTPException) -> Any:
-        _drain_when_answered(_request.environ)
         if exc.response is not None or exc.code is None:
             return exc.response or exc  # abort(response), or a redirect-like exception
         api_exception = getattr(exc, "api_exception", None) or _HTTPError(exc)
@@ -2863,18 +2861,13 @@ class FlaskAPI(Flask):
 _DRAINED_BYTES = 16 * 1024 * 1024
 
 
-def _drain_when_answered(environ: Dict[str, Any]) -> None:
-    """Have the error's response, once sent, read what is left of the request's body (see
+def _drain_once_sent(response: Response, environ: Dict[str, Any]) -> None:
+    """Have an error's ``response``, once sent, read what is left of the request's body (see
     `_DRAINED_BYTES`); nothing for a request without one."""
     if environ.get("wsgi.input_terminated") and (
             environ.get("CONTENT_LENGTH", "0") not in ("", "0")
             or "HTTP_TRANSFER_ENCODING" in environ):
-        stream = environ["wsgi.input"]
-
-        def drain_once_sent(response: Response) -> Response:
-            response.call_on_close(functools.partial(_drain, stream))
-            return response
-        after_this_request(drain_once_sent)
+        response.call_on_close(functools.partial(_drain, environ["wsgi.input"]))
 
 
 def _drain(stream: Any) -> None:
