@@ -2683,6 +2683,8 @@ class FlaskAPI(Flask):
         try:
             if isinstance(rv, _DATA):  # the common case: nothing left for Flask to do
                 return self.render_response(rv, HTTP_200_OK)
+            if isinstance(rv, self.response_class):  # a response, finished: as Flask returns it
+                return self._browsable(rv)
             body, status, headers = _split_result(rv)
             if body is None and status is not None and _status_code(status) == HTTP_204_NO_CONTENT:
                 return super().make_response(self._no_content(headers) + (headers,))
@@ -2818,7 +2820,7 @@ class FlaskAPI(Flask):
         response = self.render_response({"detail": exc.detail}, exc.status_code, headers,
                                         fallback=True)
         _drain_once_sent(response, _request._get_current_object().environ)
-        return response, headers
+        return _as_flask_finishes(response, None, headers)
 
     def _handle_by_code(self, exc: APIException) -> Any:
         """An `APIException` goes to a handler registered for its status code, if any,
