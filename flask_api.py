@@ -2220,15 +2220,16 @@ def _bound_unread(response: Response, environ: Dict[str, Any], app: Flask) -> Re
 
 
 def _client_ready(environ: Dict[str, Any], app: Flask) -> Any:
-    """Where `_bound_unread` applies, and poll() is there: a function that waits until the
-    client's socket can take a write, ``STREAM_WRITE_TIMEOUT`` at most, and says whether it
-    can; if not, it shuts the socket, so that the server's next write finds the client gone.
+    """Where `_bound_unread` applies to a real socket, and poll() is there: a function that
+    waits until the client's socket can take a write, ``STREAM_WRITE_TIMEOUT`` at most, and
+    says whether it can; if not, it shuts the socket, so that the server's next write finds
+    the client gone.
     A stream's items are each far smaller than the socket's buffer, so a client that stops
     reading is found here, before a write, rather than by the write's own timeout, which
     gunicorn logs as an error, traceback and all. None elsewhere."""
     seconds = app.config.get("STREAM_WRITE_TIMEOUT")
-    sock = next(filter(None, map(environ.get, _SERVER_SOCKETS)), None)
-    if seconds is None or sock is None or not hasattr(select, "poll"):
+    sock = next(filter(None, map(environ.get, _SERVER_SOCKETS)), None)  # type: Any
+    if seconds is None or not hasattr(sock, "fileno") or not hasattr(select, "poll"):
         return None
     poller = select.poll()
     poller.register(sock, select.POLLOUT)
