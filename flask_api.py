@@ -82,6 +82,8 @@ import io
 import itertools
 import json
 import re
+import select
+import socket
 import sys
 import types
 import typing
@@ -2030,10 +2032,10 @@ def _route_index(app: Flask, req: Request) -> List[Dict[str, Any]]:
 # ---------------------------------------------------------------------------
 # Public: JSONLinesRenderer, NDJSONRenderer, EventStreamRenderer, ServerSentEvent. Called from
 # outside this section through: FlaskAPI._stream (_stream_offer, _stream_encoder,
-# _event_writer, _streamed, _is_raw, _rejoined, _close, _bound_unread, _stream_page, _END_ID,
-# _NO_ITEM), _as_page (_stream_page), the page's context (_STREAM_KEY, _STREAM_FORMATS), the
-# late headers (_PageStream), the OpenAPI document (_STREAM_RENDERERS, _STREAM_TYPES), the
-# template (_STREAM_ITEMS) and _item_encoder (_LINE_ENDS, _LINE_SAFE).
+# _event_writer, _streamed, _is_raw, _rejoined, _close, _bound_unread, _client_ready,
+# _stream_page, _END_ID, _NO_ITEM), _as_page (_stream_page), the page's context (_STREAM_KEY,
+# _STREAM_FORMATS), the late headers (_PageStream), the OpenAPI document (_STREAM_RENDERERS,
+# _STREAM_TYPES), the template (_STREAM_ITEMS) and _item_encoder (_LINE_ENDS, _LINE_SAFE).
 
 class JSONLinesRenderer(BaseRenderer):
     """JSON Lines: a stream's items a line of JSON each, as they come; a value alone, a line."""
@@ -2268,13 +2270,14 @@ def _stream_encoder(app: Flask) -> Any:
 
 
 def _streamed(first: Any, items: Any, renderer: Any, encode: Any, app: Flask,
-              where: str) -> Any:
+              where: str, ready: Any = None) -> Any:
     """The body of a stream: its items' JSON in the renderer's framing, as they come, the
     ``first`` already made. It yields None first, once the first item is written: until
     then, an error is the request's (an item that is no JSON, a 500). After it, an error
     ends the stream as the format can tell it, and is logged. `ServerSentEvent.END` ends it
     (said so in server-sent events), and nothing after it is read. The items are closed
-    however it ends: a client gone closes it too."""
+    however it ends: a client gone closes it too, and so does one that has left it unread
+    (``ready()`` false: see `_client_ready`), with a warning, one line."""
     prefix, suffix = renderer.stream_prefix, renderer.stream_suffix
     before = renderer.stream_separator + prefix
     try:
@@ -2289,6 +2292,10 @@ def _streamed(first: Any, items: Any, renderer: Any, encode: Any, app: Flask,
             if head:
                 yield head.encode("utf-8", "backslashreplace")
             for text in map(encode, items if first is not _NO_ITEM else ()):
+                if ready is not None and not ready():
+                    app.logger.warning("The stream of %s was cut: its client had left it "
+                                       "unread for STREAM_WRITE_TIMEOUT", where)
+                    return
                 yield (before + text + suffix).encode("utf-8", "backslashreplace")
         except _StreamEnd as end:
             if end.text:
@@ -2319,6 +2326,30 @@ def _bound_unread(response: Response, environ: Dict[str, Any], app: Flask) -> Re
         response.call_on_close(functools.partial(_set_timeout, sock, sock.gettimeout()))
         sock.settimeout(seconds)
     return response
+
+
+def _client_ready(environ: Dict[str, Any], app: Flask) -> Any:
+    """Where `_bound_unread` applies to a real socket, and poll() is there: a function that
+    waits until the client's socket can take a write, ``STREAM_WRITE_TIMEOUT`` at most, and
+    says whether it can; if not, it shuts the socket, so that the server's next write finds
+    the client gone.
+    A stream's items are each far smaller than the socket's buffer, so a client that stops
+    reading is found here, before a write, rather than by the write's own timeout, which
+    gunicorn logs as an error, traceback and all. None elsewhere."""
+    seconds = app.config.get("STREAM_WRITE_TIMEOUT")
+    sock = next(filter(None, map(environ.get, _SERVER_SOCKETS)), None)  # type: Any
+    if seconds is None or not hasattr(sock, "fileno") or not hasattr(select, "poll"):
+        return None
+    poller = select.poll()
+    poller.register(sock, select.POLLOUT)
+
+    def ready() -> bool:
+        if poller.poll(seconds * 1000):
+            return True
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+        return False
+    return ready
 
 
 def _set_timeout(sock: Any, seconds: Optional[float]) -> None:
@@ -2762,6 +2793,8 @@ class FlaskAPI(Flask):
         try:
             if isinstance(rv, _DATA):  # the common case: nothing left for Flask to do
                 return self.render_response(rv, HTTP_200_OK)
+            if isinstance(rv, self.response_class):  # a response, finished: as Flask returns it
+                return self._browsable(rv)
             body, status, headers = _split_result(rv)
             if body is None and status is not None and _status_code(status) == HTTP_204_NO_CONTENT:
                 return super().make_response(self._no_content(headers) + (headers,))
@@ -2813,7 +2846,7 @@ class FlaskAPI(Flask):
         if isinstance(renderer, EventStreamRenderer):
             encode = _event_writer(encode)
         body = _streamed(first, items, renderer, encode, self,
-                         "{} [{}]".format(req.path, req.method))
+                         "{} [{}]".format(req.path, req.method), _client_ready(req.environ, self))
         try:
             next(body)  # the first item's JSON, while the app's error handlers can answer
         except Exception as exc:
@@ -2896,7 +2929,8 @@ class FlaskAPI(Flask):
         headers = list(exc.get_headers().items())
         response = self.render_response({"detail": exc.detail}, exc.status_code, headers,
                                         fallback=True)
-        return response, headers
+        _drain_once_sent(response, _request._get_current_object().environ)
+        return _as_flask_finishes(response, None, headers)
 
     def _handle_by_code(self, exc: APIException) -> Any:
         """An `APIException` goes to a handler registered for its status code, if any,
@@ -2928,6 +2962,34 @@ class FlaskAPI(Flask):
         response = self.render_response(data, HTTP_200_OK, [("Allow", allow)])
         response.headers["Allow"] = allow
         return response
+
+
+#: A request body that an error is answered without reading (over ``MAX_CONTENT_LENGTH``, a
+#: multipart body with no boundary, a 404 or 405 to an upload) is read, up to this many bytes,
+#: and dropped once the answer is sent, where the server's ``wsgi.input`` ends at the body's end
+#: (``wsgi.input_terminated``: gunicorn). gunicorn reads 64 KiB of what is left and closes; a
+#: close while the client is still sending is a reset, and a browser uploading a file too big
+#: shows that reset, not the 413 page. Past this, the client is left to the reset.
+_DRAINED_BYTES = 16 * 1024 * 1024
+
+
+def _drain_once_sent(response: Response, environ: Dict[str, Any]) -> None:
+    """Have an error's ``response``, once sent, read what is left of the request's body (see
+    `_DRAINED_BYTES`); nothing for a request without one."""
+    if environ.get("wsgi.input_terminated") and (
+            environ.get("CONTENT_LENGTH", "0") not in ("", "0")
+            or "HTTP_TRANSFER_ENCODING" in environ):
+        response.call_on_close(functools.partial(_drain, environ["wsgi.input"]))
+
+
+def _drain(stream: Any) -> None:
+    left = _DRAINED_BYTES
+    with contextlib.suppress(OSError, ValueError, HTTPException, APIException):  # client gone
+        while left > 0:
+            chunk = stream.read(min(left, 64 * 1024))
+            if not chunk:
+                return
+            left -= len(chunk)
 
 
 def _per_view(attribute: str, classes: Sequence[Any]) -> Any:

@@ -521,6 +521,11 @@ POSTGRES_CHANNEL = "note_changes"  # what each write NOTIFYs, with its position,
 POSTGRES_KEEPALIVES = {"keepalives": 1, "keepalives_idle": 20, "keepalives_interval": 5,
                        "keepalives_count": 3}  # type: Dict[str, Any]
 POSTGRES_LISTEN_CHECK = 10.0  # seconds of quiet after which the listener checks its connection
+POSTGRES_RELISTEN = 0.2  # seconds between the listener's tries to reach the server again
+# seconds the pool tries to replace a connection lost, its tries a second apart, before it
+# leaves it to the next request: its own backoff, at 1, 2, 4, 8 s..., would keep a restarted
+# server waiting that long
+POSTGRES_RECONNECT = 1.0
 
 
 class PostgresNoteStore(BaseNoteStore):
@@ -553,6 +558,7 @@ class PostgresNoteStore(BaseNoteStore):
         self._errors = (psycopg.OperationalError, psycopg.InterfaceError)
         self._pool = ConnectionPool(
             url, min_size=1, max_size=POSTGRES_POOL, timeout=POSTGRES_CONNECT_TIMEOUT,
+            reconnect_timeout=POSTGRES_RECONNECT,
             kwargs={"connect_timeout": POSTGRES_CONNECT_TIMEOUT, "autocommit": True},
             check=ConnectionPool.check_connection, open=False)
         weakref.finalize(self, self._pool.close)
@@ -705,20 +711,22 @@ class PostgresNoteStore(BaseNoteStore):
     def watch(self, changed: Callable[[], None], stop: threading.Event) -> None:
         """LISTEN on a connection of its own, and call ``changed()`` for each NOTIFY; and
         once each time it has (re)connected, for what was written while no one listened.
-        Connects again each second while the server is out of reach."""
+        Connects again every POSTGRES_RELISTEN seconds while the server is out of reach."""
         while not stop.is_set():
             try:
                 self._listen(changed, stop)
             except self._errors as exc:
                 _log.info("notes_app: the change feed's listener lost PostgreSQL (%s); "
                           "listening again", _first_line(exc))
-                stop.wait(1.0)
+                stop.wait(POSTGRES_RELISTEN)
 
     def _listen(self, changed: Callable[[], None], stop: threading.Event) -> None:
         import psycopg
         with psycopg.connect(self._url, autocommit=True, connect_timeout=
                              POSTGRES_CONNECT_TIMEOUT, **POSTGRES_KEEPALIVES) as db:
             db.execute("LISTEN " + POSTGRES_CHANNEL)
+            if self._ready:  # the pool's connections may be from before a restart: those
+                self._pool.check()  # that are gone are replaced now, not after its backoff
             changed()
             heard = time.monotonic()
             while not stop.is_set():  # looked at each second, so that it stops soon
@@ -737,6 +745,19 @@ FEED_BATCH = 100  # changes a feed (or the reader) takes at a time, from memory 
 FEED_BATCH_TEXT = 256 * 1024  # ...and characters of their texts (one change, at least)
 FEED_RECENT = 1000  # changes each process keeps in memory for its feeds, at most...
 FEED_RECENT_TEXT = 16 * 1024 * 1024  # ...and characters of their texts, at most
+# Feeds a process holds at once (NOTES_FEEDS); one more is answered at once with a 503. Each
+# holds one of the server's threads, so a worker needs this many threads and more for the
+# other requests: gunicorn --threads 320. Beyond its threads, gthread accepts a connection
+# and leaves it unanswered until a thread is free, which a feed never makes one.
+DEFAULT_FEEDS = 300
+
+
+class FeedsFull(APIException):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    detail = "This server holds all the change feeds it can: try again shortly."
+
+    def get_headers(self) -> Dict[str, str]:
+        return {"Retry-After": "1"}
 
 
 class _Reading:
@@ -780,14 +801,15 @@ class ChangeFeed:
         self._reading = None  # type: Optional[_Reading]
         store.written = self._wake
 
-    def follow(self, after: Optional[int], seconds: float = 0.0
+    def follow(self, after: Optional[int], seconds: float = 0.0, most: int = 0
                ) -> Generator[Any, None, None]:
         """The changes after position ``after`` (None: from now), then each as it is made:
         in order, each once. Where there is nothing to send it yields its position, an int:
         first, and after each FEED_HEARTBEAT of quiet. Ends after ``seconds`` (0: never).
-        Its first step raises what the request answers: `ChangesGone`, `StoreBusy`."""
+        Its first step raises what the request answers: `ChangesGone`, `StoreBusy`, and
+        `FeedsFull` while this process has ``most`` feeds open (0: no bound)."""
         woken = threading.Event()
-        self._open()
+        self._open(most)
         try:
             position, batch = self._first(after)
             resets, quiet, end = self._known.resets, time.monotonic(), _deadline(seconds)
@@ -844,9 +866,12 @@ class ChangeFeed:
             return _batch(recent[start:start + FEED_BATCH])
         return _batch(self._store.changes(position, FEED_BATCH))
 
-    def _open(self) -> None:
-        """Count a feed in; the first starts the reader and the watcher."""
+    def _open(self, most: int) -> None:
+        """Count a feed in, or refuse it past ``most``; the first starts the reader and the
+        watcher."""
         with self._lock:
+            if 0 < most <= self._feeds:
+                raise FeedsFull()
             self._feeds += 1
             if self._reading is not None:
                 return
@@ -1002,10 +1027,14 @@ def _changes_link(position: int) -> str:
 
 def _position_asked() -> Optional[int]:
     """Where a feed starts: after the ``Last-Event-ID`` an EventSource sends as it resumes,
-    else after ``?after=``; None (neither) for from now. Both are checked."""
+    else after ``?after=``; None (neither) for from now. Both are checked, but for the id of
+    the feed's own end (`ServerSentEvent.END_ID`, after a ``stream-error``), which is no
+    position: the framework answers that reconnection with its 204 before the feed starts."""
     after = _position(request.args.get("after"))
-    resumed = _position(cast(APIRequest, request).last_event_id)
-    return after if resumed is None else resumed
+    resumed = cast(APIRequest, request).last_event_id
+    if resumed == ServerSentEvent.END_ID:
+        return after
+    return after if resumed is None else _position(resumed)
 
 
 def _position(text: Optional[str]) -> Optional[int]:
@@ -1051,11 +1080,12 @@ def _seconds(text: str, source: str) -> float:
     return seconds
 
 
-def _byte_count(text: str, source: str) -> int:
-    """A body limit from the command line or the environment: whole bytes, above 0."""
+def _byte_count(text: str, source: str, what: str = "bytes") -> int:
+    """A body limit (or a count of ``what``) from the command line or the environment: a
+    whole number, above 0."""
     if not re.fullmatch(r"\s*[0-9]+\s*", text) or int(text) == 0:
-        raise ValueError("{} must be a whole number of bytes above 0, not {!r}".format(
-            source, text))
+        raise ValueError("{} must be a whole number of {} above 0, not {!r}".format(
+            source, what, text))
     return int(text)
 
 
@@ -1112,14 +1142,16 @@ _START = "The feed starts after this position (the last one a client has); else 
 def create_app(notes: Optional[Dict[int, str]] = None, max_body: Optional[int] = None,
                trusted_hosts: Optional[Sequence[str]] = None, db: Optional[str] = None,
                store: Optional[BaseNoteStore] = None,
-               feed_seconds: Optional[float] = None) -> FlaskAPI:
+               feed_seconds: Optional[float] = None, feeds: Optional[int] = None
+               ) -> FlaskAPI:
     """A notes API with its own store (tests make a fresh one each).
 
     ``notes`` are the notes a new store starts with (the three reference notes by
     default). A setting left as None comes from the environment, else its default:
     ``NOTES_DB`` (an SQLite file; in memory), ``NOTES_MAX_BODY`` (1 MiB),
     ``NOTES_TRUSTED_HOSTS`` (comma-separated; any host), ``NOTES_FEED_SECONDS`` (how
-    long a change feed stays open; 0, until its client goes).
+    long a change feed stays open; 0, until its client goes), ``NOTES_FEEDS`` (the feeds
+    a process holds at once, DEFAULT_FEEDS; one more is a 503).
     """
     env = os.environ
     if store is None:
@@ -1130,6 +1162,8 @@ def create_app(notes: Optional[Dict[int, str]] = None, max_body: Optional[int] =
                                "NOTES_MAX_BODY")
     if feed_seconds is None:
         feed_seconds = _seconds(env.get("NOTES_FEED_SECONDS", "0"), "NOTES_FEED_SECONDS")
+    if feeds is None:
+        feeds = _byte_count(env.get("NOTES_FEEDS", str(DEFAULT_FEEDS)), "NOTES_FEEDS", "feeds")
     if trusted_hosts is None and env.get("NOTES_TRUSTED_HOSTS", "").strip():
         trusted_hosts = _hosts(env["NOTES_TRUSTED_HOSTS"])
     app = FlaskAPI(__name__)
@@ -1185,12 +1219,13 @@ def create_app(notes: Optional[Dict[int, str]] = None, max_body: Optional[int] =
         return _note(number, stored)
 
     if store.keeps_changes:
-        _add_feed(app, _feed_of(store), feed_seconds)
+        _add_feed(app, _feed_of(store), feed_seconds, feeds)
     return app
 
 
-def _add_feed(app: FlaskAPI, feed: ChangeFeed, seconds: float) -> None:
-    """``GET /changes``: the store's change feed, in each of the framework's streams."""
+def _add_feed(app: FlaskAPI, feed: ChangeFeed, seconds: float, most: int) -> None:
+    """``GET /changes``: the store's change feed, in each of the framework's streams; ``most``
+    of them open at once in this process."""
 
     @app.route("/changes")
     @set_openapi({
@@ -1203,17 +1238,20 @@ def _add_feed(app: FlaskAPI, feed: ChangeFeed, seconds: float) -> None:
                 "application/jsonl": {"itemSchema": _CHANGE}}},
             "400": _answer("Not a position.", _ERROR),
             "410": _answer("The changes after that position are no longer kept.", _ERROR),
-            "503": _answer("The notes' database cannot be reached just now.", _ERROR)}})
+            "503": _answer("The notes' database cannot be reached just now, or this "
+                           "server holds all the feeds it can.", _ERROR)}})
     def notes_changes() -> Any:
         """Every note created, replaced or deleted, as it happens.
 
         Each change comes with its `position` in the log; the feed starts after the
         position `?after=` (or `Last-Event-ID`) gives, or from now. Where it has
         nothing to send, an item says where it is: `{"position": 7}`. The log keeps
-        the last 10,000 changes; a position older than those is a 410.
+        the last 10,000 changes; a position older than those is a 410. A server that
+        holds all the feeds it can answers 503 at once: try again after its `Retry-After`.
         """
         after = _position_asked()
-        return _feed_items(feed.follow(after, seconds), url_for("notes_list", _external=True))
+        return _feed_items(feed.follow(after, seconds, most),
+                           url_for("notes_list", _external=True))
 
 
 try:

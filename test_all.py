@@ -13799,6 +13799,40 @@ class TestNotesOnGunicorn:
             assert [(_key_of(note), note["text"]) for note in listed] == expected
         assert len(worker_pids()) >= 2, "one worker answered everything"
 
+    @pytest.mark.parametrize("max_body, content_type, code", [
+        (None, "application/json", 413),  # over the 1 MiB limit
+        (str(64 * 2 ** 20), "multipart/form-data; boundary=", 400),  # no boundary to read by
+    ])
+    def test_a_client_that_reads_only_after_sending_a_refused_body_gets_the_whole_page(
+            self, tmp_path, max_body, content_type, code):
+        """A browser uploading 5 MiB that the app refuses unread: gunicorn reads 64 KiB of it
+        and closes, and a close while the client still sends is a reset, which lost the
+        answer. The app reads the rest (16 MiB at most) once it has answered: the client
+        sends it all, then reads the whole error page."""
+        if not os.path.exists(GUNICORN):
+            pytest.skip("gunicorn is not installed")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("NOTES_")}
+        if max_body:
+            env["NOTES_MAX_BODY"] = max_body
+        master, port = _gunicorn(tmp_path, "refused", env, workers=1)
+        body = b"--\r\n" + b"y" * (5 * 2 ** 20)
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=30) as client:
+                client.sendall("POST / HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\nContent-Type: "
+                               "{}\r\nContent-Length: {}\r\n\r\n".format(content_type, len(body))
+                               .encode() + body)
+                answer = client.makefile("rb")
+                status_line = answer.readline()
+                head = {}
+                for line in iter(answer.readline, b"\r\n"):
+                    name, _, value = line.decode("latin-1").partition(":")
+                    head[name.strip().lower()] = value.strip()
+                page = answer.read(int(head["content-length"]))
+        finally:
+            _stop(master)
+        assert status_line.startswith("HTTP/1.1 {} ".format(code).encode())
+        assert page.rstrip().endswith(b"</html>") and b'"detail"' in page
+
     def test_two_gunicorn_masters_on_one_postgres_share_every_note_and_no_key(
             self, postgres, tmp_path):
         if not os.path.exists(GUNICORN):
@@ -14238,6 +14272,19 @@ class TestNotesChangeFeed:
             next_item.line()
         _assert_api_error(client.get("/changes?after=1"), 410)  # and so is its resumption
 
+    @pytest.mark.parametrize("query", ["", "?after=0", "?after=1"])
+    def test_eventsource_reconnecting_after_the_feeds_stream_error_gets_the_204_that_stops_it(
+            self, monkeypatch, query):
+        """After the feed's ``stream-error`` (its id the end's), EventSource reconnects once,
+        to its first URL, whose position may be gone too: the 204, never a 400 or a 410."""
+        monkeypatch.setattr(notes_app, "CHANGES_KEPT", 5)
+        client = notes_app.create_app().test_client()
+        for n in range(12):
+            _put(client, n, str(n))
+        response = client.get("/changes" + query, headers={
+            "Accept": "text/event-stream", "Last-Event-ID": flask_api.ServerSentEvent.END_ID})
+        assert (response.status_code, response.data) == (204, b"")
+
     def test_what_a_process_keeps_for_its_feeds_is_bounded_however_big_the_notes(
             self, tmp_path, follow):
         """400 notes of 100,000 characters (40 MB) written while a feed reads nothing, then 20
@@ -14315,6 +14362,40 @@ class TestNotesChangeFeed:
                                                       "after 0", "after 1", "after 2"]
         assert [change["position"] for change in got] == [1, 2, 3, 4, 5, 6]
 
+    def test_the_readmes_python_client_waits_out_the_503_of_a_database_down_and_goes_on(
+            self, postgres):
+        """With PostgreSQL down, the feed is a 503 with ``Retry-After``: the README's client
+        waits as it says and asks again, and gets the changes once the database is back."""
+        pytest.importorskip("requests")
+        url = postgres.new_database()
+        app, answered = notes_app.create_app(db=url), []
+        app.after_request(lambda response: answered.append(response.status_code) or response)
+        port, stop = _serve_in_thread(app)
+        scope, got = {}, []
+        exec(_readme_python("import json\nimport time"), scope)
+
+        def handle(change):
+            got.append(change)
+            raise _Enough()
+
+        def client():
+            with contextlib.suppress(_Enough):
+                scope["follow"]("http://127.0.0.1:{}".format(port), 0, handle)
+        follower = threading.Thread(target=client, daemon=True)
+        postgres.stop()
+        try:
+            follower.start()
+            _wait_until(lambda: 503 in answered, what="the feed's 503")
+        finally:
+            postgres.start()
+        try:
+            while _http(port, "PUT", "/1/", {"text": "back"})[0] != 200:
+                time.sleep(0.05)  # a 503 until the pool has reconnected
+            follower.join(30)
+        finally:
+            stop()
+        assert [change["text"] for change in got] == ["back"]
+
     def test_a_worker_killed_with_minus_9_mid_feed_loses_no_change_and_repeats_none(
             self, feed_gunicorn, tmp_path):
         path = str(tmp_path / "notes.db")
@@ -14371,6 +14452,36 @@ class TestNotesChangeFeed:
         import psycopg
         with psycopg.connect(url) as db:
             assert db.execute("SELECT max(position) FROM note_changes").fetchone()[0] == 20
+
+    def test_a_feed_past_what_a_gunicorn_worker_holds_is_answered_503_at_once_not_left_silent(
+            self, tmp_path):
+        """One worker of 4 threads that holds 2 feeds (NOTES_FEEDS): the third is a 503 with
+        ``Retry-After`` and a detail, while a thread is still free to say so (gthread takes a
+        connection past its threads and leaves it unanswered), and the other requests and
+        the feeds held go on."""
+        if not os.path.exists(GUNICORN):
+            pytest.skip("gunicorn is not installed")
+        env = dict(_feed_env(str(tmp_path / "notes.db")), NOTES_FEEDS="2")
+        master, port = _gunicorn(tmp_path, "full", env, workers=1)
+        held = []
+        try:
+            held = [_feed_socket(port) for _ in range(2)]
+            assert [_read_item(response) for _, response in held] == [{"position": 0}] * 2
+            conn, refused = _feed_socket(port)
+            held.append((conn, refused))
+            assert refused.status == 503 and refused.getheader("Retry-After") == "1"
+            assert "all the change feeds it can" in json.loads(refused.read())["detail"]
+            assert _http(port, "PUT", "/1/", {"text": "to both"})[0] == 200
+            assert [_read_change(response)["text"] for _, response in held[:2]] == ["to both"] * 2
+        finally:
+            for conn, _ in held:
+                conn.close()
+            _stop(master)
+
+    def test_the_feeds_a_process_holds_is_a_whole_number_above_0(self, monkeypatch):
+        monkeypatch.setenv("NOTES_FEEDS", "0")
+        with pytest.raises(ValueError, match="NOTES_FEEDS must be a whole number of feeds"):
+            notes_app.create_app()
 
     def test_a_hundred_idle_feeds_hold_one_listening_connection_not_one_each(self, postgres):
         import psycopg
@@ -14431,6 +14542,41 @@ class TestNotesChangeFeed:
             reconnect.set()
             listener.join(10)
 
+    def test_after_postgres_restarts_a_feed_catches_up_without_waiting_out_the_pools_backoff(
+            self, postgres, monkeypatch):
+        """Requests while the database is down send each of the pool's reconnections into its
+        backoff (made an hour long here): once the database is back, the feed still gets what
+        is written, as the pool gives up a reconnection after POSTGRES_RECONNECT, and the
+        listener, listening again, has the pool's lost connections replaced."""
+        from psycopg_pool.base import AttemptWithBackoff
+        monkeypatch.setattr(AttemptWithBackoff, "INITIAL_DELAY", 3600.0)
+        url = postgres.new_database()
+        port, stop = _serve_in_thread(notes_app.create_app(db=url))
+        conn = None
+        try:
+            conn, feed = _feed_socket(port)
+            assert _read_item(feed) == {"position": 0}
+            assert _http(port, "PUT", "/1/", {"text": "before"})[0] == 200
+            assert _read_change(feed)["text"] == "before"
+            postgres.stop()
+            answered = []
+            try:  # more at once than the pool has connections
+                readers = [threading.Thread(target=lambda: answered.append(
+                    _http(port, "GET", "/")[0])) for _ in range(2 * notes_app.POSTGRES_POOL)]
+                for thread in readers:
+                    thread.start()
+                for thread in readers:
+                    thread.join(30)
+            finally:
+                postgres.start()
+            assert answered == [503] * 2 * notes_app.POSTGRES_POOL
+            notes_app.PostgresNoteStore(url).put(1, "after")  # through a pool of its own
+            assert _read_change(feed)["text"] == "after"  # before the socket's 10 s timeout
+        finally:
+            if conn is not None:
+                conn.close()
+            stop()
+
     def test_clients_gone_are_found_at_the_next_heartbeat_and_the_feeds_threads_end(
             self, monkeypatch):
         monkeypatch.setattr(notes_app, "FEED_HEARTBEAT", 0.1)
@@ -14475,6 +14621,44 @@ class TestNotesChangeFeed:
             if conn is not None:
                 conn.close()
             stop()
+
+    def test_a_feed_cut_on_gunicorn_for_a_client_that_stops_reading_is_one_warning_line(
+            self, tmp_path):
+        """A client that reads nothing while 10 MB of changes are written: gunicorn's worker
+        (its app's STREAM_WRITE_TIMEOUT 1 s here) cuts the feed, and its log says so in one
+        warning line, with no error and no traceback; the worker goes on serving."""
+        if not os.path.exists(GUNICORN):
+            pytest.skip("gunicorn is not installed")
+        log = str(tmp_path / "gunicorn.log")
+        runtime = tmp_path / "run"
+        runtime.mkdir()
+        env = dict(_feed_env(str(tmp_path / "notes.db")), XDG_RUNTIME_DIR=str(runtime))
+        serve = ("import sys, notes_app; notes_app.app.config['STREAM_WRITE_TIMEOUT'] = 1; "
+                 "from gunicorn.app.wsgiapp import run; sys.argv[0] = 'gunicorn'; run()")
+        with open(log, "w") as out:
+            master = subprocess.Popen(
+                [sys.executable, "-c", serve, "--workers", "1", "--threads", "4", "--bind",
+                 "127.0.0.1:0", "notes_app:app"], cwd=NOTES_DIR, env=env, stdout=out,
+                stderr=subprocess.STDOUT)
+        reader = socket.socket()
+        try:
+            port = _wait_for_gunicorn(master, log, 1)
+            reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            reader.connect(("127.0.0.1", port))
+            reader.sendall(b"GET /changes HTTP/1.1\r\nHost: x\r\nAccept: application/jsonl\r\n\r\n")
+            assert reader.recv(4096).startswith(b"HTTP/1.1 200 ")  # then it reads no more
+            for n in range(200):
+                assert _http(port, "PUT", "/1/", {"text": "{:03d}".format(n) + "x" * 49997})[0] \
+                    == 200
+            _wait_until(lambda: "was cut" in _read(log), 30, "the cut")
+            assert _http(port, "GET", "/1/")[0] == 200
+        finally:
+            reader.close()
+            _stop(master)
+        text = _read(log)
+        cut = [line for line in text.splitlines() if "was cut" in line]
+        assert len(cut) == 1 and "WARNING" in cut[0] and "/changes [GET]" in cut[0], text
+        assert "Traceback" not in text and "Socket error" not in text, text
 
     def test_a_feed_ends_after_notes_feed_seconds_as_a_whole_json_array(self, monkeypatch):
         monkeypatch.setenv("NOTES_FEED_SECONDS", "0.3")

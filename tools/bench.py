@@ -877,7 +877,7 @@ def store_table(results: List[Tuple[str, str, Optional[Tuple[float, float]]]]) -
 FEED_SUBSCRIBERS = (1, 100, 1000)
 FEED_WRITES = 40  # writes whose delay to every subscriber is measured, one after another
 FEED_RATE_SECONDS = 3.0  # of writes from 8 clients as fast as they go, for the write rate
-FEED_THREADS = 1100  # gunicorn threads per worker: each open feed holds one
+FEED_WORKERS, FEED_THREADS = 4, 320  # the README's serving command: a worker holds 300 feeds
 
 
 class FeedRow(NamedTuple):
@@ -886,24 +886,38 @@ class FeedRow(NamedTuple):
     delays: List[float]  # seconds from each write's answer to its change at each subscriber
     writes_per_second: float
     feeds_rss: int  # bytes the workers grew by as the subscribers came
+    refused: int  # feeds answered 503 (a worker full), each tried again after its Retry-After
 
 
 def feed_subscribers(port: int, after: int, count: int, ready: Any, delivered: Any, stop: Any,
-                     out: Any) -> None:
+                     out: Any, refused: Any) -> None:
     """A child process: ``count`` JSON Lines feeds from position ``after``, read as they come
     (asyncio, HTTP/1.0 so that the body is the lines). ``ready`` counts those that have
-    their first item, ``delivered[n]`` those that have change ``after + n``; sends back to
-    ``out`` the times (time.monotonic, one clock for every process) each change arrived at."""
+    their first item, ``delivered[n]`` those that have change ``after + n``, ``refused`` the
+    503s of a worker full, each tried again after its Retry-After; sends back to ``out`` the
+    times (time.monotonic, one clock for every process) each change arrived at."""
     import asyncio
     arrived = {}  # type: Dict[int, List[float]]
     found = re.compile(rb'"position": ([0-9]+)')
 
+    async def connect() -> Any:
+        while True:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=2 ** 20)
+            writer.write("GET /changes?after={} HTTP/1.0\r\nAccept: application/jsonl\r\n\r\n"
+                         .format(after).encode())
+            head = [await reader.readline()]
+            while head[-1] not in (b"\r\n", b""):
+                head.append(await reader.readline())
+            if b" 503 " not in head[0]:
+                return reader, writer  # the writer kept: it closes the connection as it goes
+            with refused.get_lock():
+                refused.value += 1
+            writer.close()
+            wait = [line[12:] for line in head if line.lower().startswith(b"retry-after:")]
+            await asyncio.sleep(float(wait[0]) if wait else 1.0)
+
     async def follow() -> None:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=2 ** 20)
-        writer.write("GET /changes?after={} HTTP/1.0\r\nAccept: application/jsonl\r\n\r\n"
-                     .format(after).encode())
-        while (await reader.readline()) not in (b"\r\n", b""):
-            pass  # the head
+        reader, _writer = await connect()
         await reader.readline()  # where it is: before the first change
         with ready.get_lock():
             ready.value += 1
@@ -1002,13 +1016,14 @@ def feed_row(store: str, env: Dict[str, str], subscribers: int) -> FeedRow:
     subscriber has the one before, then the write rate while they listen."""
     import multiprocessing
     context = multiprocessing.get_context("fork")
-    proc, port = _serve(2, FEED_THREADS, env)
+    proc, port = _serve(FEED_WORKERS, FEED_THREADS, env)
     try:
         ready, delivered = context.Value("i", 0), context.Array("i", FEED_WRITES + 1)
         stop, (receive, send) = context.Event(), context.Pipe(duplex=False)
+        refused = context.Value("i", 0)
         after = _warm_up(port)
-        child = context.Process(target=feed_subscribers, daemon=True,
-                                args=(port, after, subscribers, ready, delivered, stop, send))
+        child = context.Process(target=feed_subscribers, daemon=True, args=(
+            port, after, subscribers, ready, delivered, stop, send, refused))
         before = _workers_rss(proc.pid)
         child.start()
         _wait(lambda: ready.value == subscribers, "the subscribers")
@@ -1028,7 +1043,7 @@ def feed_row(store: str, env: Dict[str, str], subscribers: int) -> FeedRow:
         proc.terminate()
         proc.wait(60)
     delays = [at - answered[position - 1] for position, times in arrived.items() for at in times]
-    return FeedRow(store, subscribers, delays, rate, grown)
+    return FeedRow(store, subscribers, delays, rate, grown, refused.value)
 
 
 def _wait(done: Callable[[], bool], what: str, seconds: float = 120.0) -> None:
@@ -1054,10 +1069,11 @@ def feeds() -> List[FeedRow]:
                 db = os.path.join(temp, "{}.db".format(count)) if name == "SQLite" \
                     else server.new_database()
                 if count == 0:  # no feed at all: the write rate alone, warmed up alike
-                    proc, port = _serve(2, FEED_THREADS, dict(env, NOTES_DB=db))
+                    proc, port = _serve(FEED_WORKERS, FEED_THREADS, dict(env, NOTES_DB=db))
                     try:
                         _warm_up(port)
-                        rows.append(FeedRow(name, 0, [], write_rate(port, FEED_RATE_SECONDS), 0))
+                        rows.append(FeedRow(name, 0, [], write_rate(port, FEED_RATE_SECONDS), 0,
+                                            0))
                     finally:
                         proc.terminate()
                         proc.wait(60)
@@ -1068,24 +1084,27 @@ def feeds() -> List[FeedRow]:
 
 def feed_table(rows: List[FeedRow]) -> str:
     lines = ["| store | subscribers | a write's delay to them: median | p99 | writes/s while "
-             "they listen | workers' memory for them |", "|---|---:|---:|---:|---:|---:|"]
+             "they listen | workers' memory for them | 503s, tried again |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
     alone = {row.store: row.writes_per_second for row in rows if not row.subscribers}
     for row in rows:
         delays = sorted(row.delays)
-        cells = ["-", "-", "{:,.0f}".format(row.writes_per_second), "-"]
+        cells = ["-", "-", "{:,.0f}".format(row.writes_per_second), "-", "-"]
         if row.subscribers:
             cells = ["{:.1f} ms".format(statistics.median(delays) * 1000),
                      "{:.1f} ms".format(delays[int(0.99 * (len(delays) - 1))] * 1000),
                      "{:,.0f} ({:.2f}x)".format(row.writes_per_second,
                                                 row.writes_per_second / alone[row.store]),
-                     "{:+.1f} MiB".format(row.feeds_rss / 2 ** 20)]
+                     "{:+.1f} MiB".format(row.feeds_rss / 2 ** 20), "{:,}".format(row.refused)]
         lines.append("| {} | {} | {} |".format(row.store, "{:,}".format(row.subscribers)
                                                if row.subscribers else "none", " | ".join(cells)))
     return "\n".join(lines) + (
-        "\n\ngunicorn, 2 workers of {:,} threads (a feed holds one), on this machine; the "
-        "subscribers in one process (asyncio, JSON Lines), the writes from another: {} "
-        "PUTs one at a time, each once every subscriber has the one before, then {:.0f} s "
-        "of PUTs from 8 clients.".format(FEED_THREADS, FEED_WRITES, FEED_RATE_SECONDS))
+        "\n\ngunicorn, {} workers of {:,} threads (the README's command: a worker holds 300 "
+        "feeds, a thread each, and answers one more 503), on this machine; the subscribers in "
+        "one process (asyncio, JSON Lines; each 503 tried again after its Retry-After, and "
+        "every subscriber answered, or the run stops), the writes from another: {} PUTs one "
+        "at a time, each once every subscriber has the one before, then {:.0f} s of PUTs "
+        "from 8 clients.".format(FEED_WORKERS, FEED_THREADS, FEED_WRITES, FEED_RATE_SECONDS))
 
 
 # ---------------------------------------------------------------------------
