@@ -1773,6 +1773,10 @@ def _as_page(response: Response, renderer: BrowsableAPIRenderer,
         return _json_page(response, renderer, media_type)
     if response.mimetype in _STREAM_TYPES:
         return _stream_page(response, renderer, media_type)
+    if (response.status_code == HTTP_401_UNAUTHORIZED and "WWW-Authenticate" in response.headers
+            and not response.direct_passthrough and not response.is_streamed
+            and "X-Flask-API-Page" not in response.headers):  # not the page already
+        return _challenge_page(response, renderer, media_type)
     return response
 
 
@@ -1793,6 +1797,22 @@ def _json_page(response: Response, renderer: BrowsableAPIRenderer,
     body = renderer.render(data, media_type, status=_status_line(code),
                            status_code=code, headers=headers)
     response.set_data(_page_bytes(body))
+    response.content_type = renderer.content_type
+    return _finish_rendered(response, renderer, headers)
+
+
+def _challenge_page(response: Response, renderer: BrowsableAPIRenderer,
+                    media_type: MediaType) -> Response:
+    """The page shown in place of a 401 that is not JSON but asks for a sign-in (its
+    WWW-Authenticate: Flask-HTTPAuth's default "Unauthorized Access", werkzeug's HTML
+    401): its body as the text it came as, its own Content-Type listed, and the sign-in
+    panel for its challenges."""
+    text = response.get_data().decode("utf-8", "replace")
+    headers = [(name, value) for name, value in response.headers
+               if name.lower() not in ("content-length", "set-cookie")]
+    context = renderer.get_context(text, HTTP_401_UNAUTHORIZED, headers)
+    context.update(body=text, body_html=_linked_body(text), content="")
+    response.set_data(_page_bytes(renderer.render_context(context)))
     response.content_type = renderer.content_type
     return _finish_rendered(response, renderer, headers)
 

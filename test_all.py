@@ -9254,6 +9254,22 @@ def _httpauth_app(browsable=True):
     return _finish(app, browsable)
 
 
+def _httpauth_default_app(flask_class=Flask, browsable=True):
+    """Flask-HTTPAuth as its README sets it up, its own error handler left as it is: /basic/
+    behind HTTP Basic (realm "Things"), whose 401 is the plain text "Unauthorized Access"
+    with its WWW-Authenticate; on a plain Flask app (BrowsableAPI) or a FlaskAPI one."""
+    httpauth = _optional("flask_httpauth")
+    app = flask_class("httpauth_default_app")
+    basic = httpauth.HTTPBasicAuth(realm="Things")
+    basic.verify_password(_signed_in)
+
+    @app.route("/basic/")
+    @basic.login_required
+    def default_basic_things():
+        return jsonify(user=basic.current_user())
+    return _finish(app, browsable and flask_class is Flask)
+
+
 def _jwt_app(browsable=True, expires=datetime.timedelta(minutes=15)):
     """Flask-JWT-Extended on a plain Flask app wrapped with BrowsableAPI: POST /login with
     a JSON username and password answers an access token that expires after ``expires``;
@@ -9418,6 +9434,7 @@ def _api_key_app(browsable=True):
 #: The apps the page's sign-in is tried against, by name: serve one with
 #: ``signin_site.serve(SIGNIN_APPS[name]())``.
 SIGNIN_APPS = {"flask-httpauth": _httpauth_app, "flask-jwt-extended": _jwt_app,
+               "flask-httpauth-default": _httpauth_default_app,
                "apiflask": _apiflask_auth_app, "flask-smorest": _smorest_auth_app,
                "flask-login": _login_app,
                "flask-login-401": functools.partial(_login_app, login_view=False),
@@ -10327,6 +10344,46 @@ class TestSigningIn:
             status, _, text = client(path, headers={"Authorization": good, "Accept": JSON_TYPE})
             assert (status, json.loads(text)) == (200, {"user": "ann"})
 
+    @pytest.mark.parametrize("flask_class", [Flask, FlaskAPI])
+    def test_sign_in_any_401_with_a_challenge_is_the_page_its_body_shown_as_it_came(
+            self, flask_class):
+        client = _httpauth_default_app(flask_class).test_client()
+        response = client.get("/basic/", headers={"Accept": BROWSER_ACCEPT})
+        page = _Page(response)  # in place of Flask-HTTPAuth's own error handler's text
+        assert response.status_code == 401 and response.headers["X-Flask-API-Page"] == "1"
+        assert response.headers["WWW-Authenticate"] == 'Basic realm="Things"'
+        assert _auth_block(page)["challenges"] == [{"scheme": "Basic", "token68": None,
+                                                   "params": {"realm": "Things"}}]
+        assert page.find("span", class_="body")[0].text == "Unauthorized Access"
+        assert "Content-Type: text/html; charset=utf-8" in page.response_text
+        api = client.get("/basic/", headers={"Accept": JSON_TYPE})  # an API client's: the app's
+        assert (api.status_code, api.get_data(), api.headers.get("X-Flask-API-Page")) == (
+            401, b"Unauthorized Access", None)
+        signed_in = _browse(client, "/basic/", headers={"Authorization": _basic("ann", "ann-pw")})
+        assert (signed_in.status_code, signed_in.body_json) == (200, {"user": "ann"})
+
+    @pytest.mark.parametrize("flask_class", [Flask, FlaskAPI])
+    def test_sign_in_a_401_in_html_with_a_challenge_shows_its_html_as_text(self, flask_class):
+        app = flask_class("html_401")
+        app.testing = True
+
+        @app.route("/")
+        def html_401():
+            return flask.Response("<h1>Who are you?</h1><script>alert(1)</script>", 401, {
+                "WWW-Authenticate": 'Bearer realm="html"'}, mimetype="text/html")
+
+        @app.route("/plain")
+        def plain_401():  # no challenge: no sign-in to offer, the app's answer stands
+            return flask.Response("Go away", 401, mimetype="text/plain")
+        client = _finish(app, flask_class is Flask).test_client()
+        page = _browse(client, "/")
+        assert page.find("span", class_="body")[0].text == (
+            "<h1>Who are you?</h1><script>alert(1)</script>")
+        _assert_inert(page)
+        assert _auth_block(page)["challenges"][0]["scheme"] == "Bearer"
+        plain = client.get("/plain", headers={"Accept": BROWSER_ACCEPT})
+        assert (plain.get_data(), plain.mimetype) == (b"Go away", "text/plain")
+
     def test_sign_in_flask_jwt_extended_bearer_token_works_until_it_expires(self, signin_site):
         jwt_extended = _optional("flask_jwt_extended")
         app = SIGNIN_APPS["flask-jwt-extended"]()
@@ -11057,6 +11114,19 @@ class TestSigningIn:
             _sign_in_with(tab, "token: a bearer token", {"Token": SIGNIN_TOKEN})
             _expect(tab.locator("pre.response")).to_contain_text('"user": "ann"')
             _expect(tab.locator("#api-signin-list li")).to_have_count(1)  # in Basic's place
+
+    def test_browser_signin_flask_httpauths_own_plain_text_401_gets_the_page_and_panel(
+            self, chromium, signin_site):
+        site = signin_site.serve(SIGNIN_APPS["flask-httpauth-default"]())
+        with _open_tab(chromium, site, **PROMPT_CANCELLED) as tab:
+            tab.goto("/basic/")
+            _expect(tab.locator("pre.response .body")).to_have_text("Unauthorized Access")
+            _expect(tab.locator("#api-signin")).to_contain_text(
+                'This answer asks for HTTP Basic (a username and password), realm "Things".')
+            _sign_in_with(tab, "Basic: HTTP Basic (a username and password)", {
+                "Username": "ann", "Password": "ann-pw"})
+            _expect(tab.locator("#api-signin-status")).to_have_text("Signed in with Basic as ann.")
+            _expect(tab.locator("pre.response")).to_contain_text('"user": "ann"')
 
     def test_browser_signin_flask_jwt_extended_bearer_counts_down_to_its_expiry(
             self, chromium, signin_site):
