@@ -4526,10 +4526,15 @@ const state = {
   stream: null,  // the stream shown live: see streamLive()
   parsed: false,  // this page's tools are built (a stream's page: as its items begin)
   signinOpen: false,  // the sign-in panel stays open across page swaps
+  signinFormOpen: false,  // so does its form, unfolded under the credentials signed in with
+  expiredSaid: new Set(),  // the credentials whose expiry the panel has said (their values)
   signinSaid: null,  // what the next sign-in panel says first: {text, error}
   signinClock: 0,  // the panel's clock, which counts down and refreshes: see signinTick()
   refreshing: null,  // the refresh under way, a promise: one at a time
   unrefreshed: "",  // a token whose refresh could not reach the server: tried again on demand
+  channel: null,  // the BroadcastChannel to the other tabs of this origin: see shareSignins()
+  held: new Map(),  // the Web Locks this tab holds for its sign-ins: name to {release, held}
+  handovers: new Map(),  // a sign-in's grant to the call that takes another tab's newer tokens
   landing: null,  // an authorization server's answer in the URL the page loaded: landedAnswer()
 };
 
@@ -4653,6 +4658,12 @@ function addHeaderForm(list) {
 
 const SIGNIN_KEY = "flask-api-signin";  // sessionStorage: the credentials, [credential, ...]
 const PENDING_KEY = "flask-api-signin-pending";  // sessionStorage: a sign-in gone to a server
+// The tabs of one sign-in (see sharedRefresh()): a BroadcastChannel of this origin, and Web Locks
+// "flask-api-signin <grant> <refreshes>" (held, shared, by each tab at that refresh of it) and
+// "flask-api-refresh <grant>" (held by the tab refreshing it).
+const CHANNEL_NAME = "flask-api-signin";
+const GRANT_LOCK = "flask-api-signin ", REFRESH_LOCK = "flask-api-refresh ";
+const HANDOVER_MS = 10000;  // how long a tab waits for another's newer tokens before giving up
 // An authorization server's answer (RFC 6749, 4.1.2; RFC 9207's iss): what leaves the URL.
 const ANSWER_PARAMS = ["code", "state", "error", "error_description", "error_uri", "iss",
   "session_state"];
@@ -4698,6 +4709,7 @@ function keepCredentials(list) {
   }
   if (list.length) sessionStorage.setItem(SIGNIN_KEY, JSON.stringify(list));
   else sessionStorage.removeItem(SIGNIN_KEY);
+  return holdGrants();
 }
 
 // Keep a new credential in place of the one of its scheme, or the one sent where it goes.
@@ -4943,42 +4955,78 @@ function firstWay(ways, block) {
     usable.find((way) => needed.includes(way.name)) || usable[0] || ways[0];
 }
 
-// The scopes to ask for at first: those the method shown needs of the scheme, a challenge's.
+// The scopes to ask for at first: those the method shown needs of the scheme, then those the
+// answer's bearer challenges ask for besides ({scopes, fromAnswer}: see mergedScopes).
 function wantedScopes(way, block) {
-  const wanted = shownNeeds(block).flatMap((one) => Array.isArray(one?.[way.name]) ?
+  const needed = shownNeeds(block).flatMap((one) => Array.isArray(one?.[way.name]) ?
     one[way.name] : []);
-  for (const challenge of block.challenges) {
-    const scope = challenge.params?.scope;
-    if (typeof scope === "string") wanted.push(...scope.split(" "));
-  }
-  return wanted;
+  const challenged = block.challenges.flatMap((challenge) => challenge.scheme.toLowerCase() ===
+    "bearer" && typeof challenge.params?.scope === "string" ? challenge.params.scope.split(" ") :
+    []);
+  return mergedScopes(needed, challenged);
+}
+
+// The document's scopes and a challenge's, each once, in that order: {scopes, fromAnswer (those
+// only the challenge asks for)}.
+function mergedScopes(needed, challenged) {
+  const scopes = Array.from(new Set(needed.concat(challenged).filter(Boolean)));
+  return {scopes, fromAnswer: scopes.filter((scope) => !needed.includes(scope))};
 }
 
 // The sign-in panel: how this tab stands (signed in as whom, until when; a sign-in waiting for
 // its answer), what the answer shown asks for, what each method needs, and the form.
 function signinPanel() {
   const section = document.getElementById("api-signin"), block = authBlock();
-  const list = credentials(), said = state.signinSaid;
+  const list = credentials(), said = state.signinSaid, live = liveCredentials(list);
   clearInterval(state.signinClock);
   if (!section || !block && !list.length) return;
   scrubKeys();
   state.signinSaid = null;
   const details = el("details", {ontoggle: () => { state.signinOpen = details.open; }}, [
-    el("summary", {}, [list.length ? "Signed in: " + list.map((one) => one.who || one.scheme)
-      .join(", ") : "Sign in"]),
-    el("p", {id: "api-signin-status", class: said?.error ? "hint error" : "hint",
-      tabindex: "-1"}, [said ? said.text : list.length ? "Signed in with " + list.map((one) =>
-      one.scheme).join(" and ") + "." : "Not signed in."]),
+    el("summary", {}, [signinHeading(list)]),
+    el("p", {id: "api-signin-status", class: said?.error || !said && list.length > live.length ?
+      "hint error" : "hint", tabindex: "-1"}, [said ? said.text : standing(list)]),
     signedInList(), ...waitingLine(), ...block ? askedFor(block) : []]);
   const ways = block ? signinWays(block) : [];
-  if (ways.length) details.append(signinForm(block, ways));
-  const refused = document.querySelector("pre.response[data-error]") && block && !list.length &&
+  const refused = document.querySelector("pre.response[data-error]") && block && !live.length &&
     shownNeeds(block).every((one) => Object.keys(one || {}).length);  // [] too: some() is not
+  if (ways.length) {  // signed in, and nothing asked for: the form folded away under the list
+    const form = signinForm(block, ways);
+    form.hidden = live.length > 0 && !block.challenges.length && !refused && !state.signinFormOpen;
+    details.append(...live.length ? [el("button", {type: "button", class: "signin-again",
+      "aria-controls": form.id, "aria-expanded": String(!form.hidden), onclick: (event) => {
+        form.hidden = !form.hidden;
+        state.signinFormOpen = !form.hidden;
+        event.currentTarget.setAttribute("aria-expanded", String(!form.hidden));
+      }}, ["Sign in again, or another way"])] : [], form);
+  }
   details.open = state.signinOpen || Boolean(said || block?.challenges.length || refused);
   section.replaceChildren(details);
   section.hidden = false;
-  section.classList.toggle("active", list.length > 0);
+  section.classList.toggle("active", live.length > 0);
   if (list.some((one) => one.expires)) state.signinClock = setInterval(signinTick, 1000);
+}
+
+// The credentials that are not past their expiry (whether or not the API still takes them).
+function liveCredentials(list) {
+  const now = Date.now();
+  return list.filter((one) => !one.expires || one.expires > now);
+}
+
+// The panel's heading: "Signed in: Ann (ann)", "Sign-in expired: ann", or "Sign in".
+function signinHeading(list) {
+  const live = liveCredentials(list), whom = (some) => some.map((one) => one.who || one.scheme)
+    .join(", ");
+  return live.length ? "Signed in: " + whom(live) : list.length ? "Sign-in expired: " +
+    whom(list) : "Sign in";
+}
+
+// How this tab stands, in a sentence: signed in with what, expired, or not signed in.
+function standing(list) {
+  const live = liveCredentials(list), schemes = (some) => some.map((one) => one.scheme)
+    .join(" and ");
+  return live.length ? "Signed in with " + schemes(live) + "." : list.length ? "The sign-in " +
+    "with " + schemes(list) + " has expired: sign in again." : "Not signed in.";
 }
 
 // The credentials signed in with: each one's scheme, whom it is for, where it goes (masked), its
@@ -5033,7 +5081,8 @@ function signinForm(block, ways) {
     way.words])));
   choice.value = String(ways.indexOf(firstWay(ways, block)));
   fields.replaceChildren(...wayFields(ways[choice.value], block));
-  return el("form", {class: "signin-form", "aria-label": "Sign in", onsubmit: (event) =>
+  return el("form", {id: "api-signin-form", class: "signin-form", "aria-label": "Sign in",
+    onsubmit: (event) =>
     signinSubmit(event, ways[choice.value], problem), oninput: () => {
     problem.textContent = "";
   }}, [el("label", {for: "api-signin-way"}, ["Sign in with"]), choice, fields, problem]);
@@ -5075,19 +5124,26 @@ function clientFields(way, block) {
     parts.push(...signinField("client_secret", "Client secret", {type: "password",
       autocomplete: "off", required: ""}));
   }
-  const wanted = wantedScopes(way, block), scopes = Object.entries(way.flow?.scopes || {});
+  const {scopes: wanted, fromAnswer} = wantedScopes(way, block);
+  const described = way.flow?.scopes && typeof way.flow.scopes === "object" ? way.flow.scopes : {};
+  const scopes = Object.entries(described).concat(fromAnswer.filter((scope) =>
+    !Object.hasOwn(described, scope)).map((scope) => [scope, ""]));
+  const asked = fromAnswer.length ? [el("p", {id: "api-signin-scopes-asked", class: "hint"}, [
+    "This answer's challenge asks for " + fromAnswer.join(" ") + ", besides what the API's " +
+    "document says this method needs."])] : [];
+  const describedBy = asked.length ? {"aria-describedby": "api-signin-scopes-asked"} : {};
   if (!way.flow) {  // OpenID Connect: the provider's scopes, "openid" among them
-    parts.push(...signinField("scope", "Scopes, separated by spaces", {value: ["openid"]
-      .concat(wanted.filter((scope) => scope !== "openid")).join(" ")}));
+    parts.push(...signinField("scope", "Scopes, separated by spaces", {value: mergedScopes(
+      ["openid"], wanted).scopes.join(" "), ...describedBy}), ...asked);
   } else if (scopes.length) {
-    parts.push(el("fieldset", {class: "scopes"}, [el("legend", {}, ["Scopes"])].concat(
-      scopes.map(([scope, text], index) => {
+    parts.push(el("fieldset", {class: "scopes", ...describedBy}, [el("legend", {}, ["Scopes"])]
+      .concat(scopes.map(([scope, text], index) => {
         const box = el("input", {type: "checkbox", id: "api-signin-scope-" + index,
           name: "scope", value: scope});
         box.checked = wanted.includes(scope);
         return el("div", {}, [box, el("label", {for: box.id}, [scope + (text ? ": " + text :
-          "")])]);
-      }))));
+          "") + (fromAnswer.includes(scope) ? " (asked for by this answer)" : "")])]);
+      }), asked)));
   }
   return way.code ? parts.concat([el("p", {class: "hint"}, ["You sign in at the authorization " +
     "server, which sends you back to this page (its redirect URI: " + here() + ")."])]) : parts;
@@ -5099,6 +5155,13 @@ function signinTick() {
     clock.textContent = clockText(Number(clock.dataset.expires) - Date.now());
   }
   refreshDue();
+  const expired = credentials().filter((one) => one.expires && one.expires <= Date.now() &&
+    !state.expiredSaid.has(one.value));
+  for (const one of expired) state.expiredSaid.add(one.value);
+  if (expired.length) {
+    signedInAnew();
+    signinNote(standing(credentials()), true, false);
+  }
 }
 
 // Say something in the panel (an error in its colour) and to screen readers, without building
@@ -5116,9 +5179,17 @@ function signinNote(text, error, focus) {
 
 // The credentials' list anew (after a refresh), focus kept in the panel if it was in the list.
 function signedInAnew() {
-  const old = document.getElementById("api-signin-list");
-  const focused = old?.contains(document.activeElement);
+  const old = document.getElementById("api-signin-list"), list = credentials();
+  const focused = old?.contains(document.activeElement), section = old?.closest("#api-signin");
   old?.replaceWith(signedInList());
+  if (!section) return;
+  section.querySelector("summary").textContent = signinHeading(list);
+  section.classList.toggle("active", liveCredentials(list).length > 0);
+  const fold = section.querySelector(".signin-again"), form = section.querySelector(".signin-form");
+  if (fold && !liveCredentials(list).length) {  // nothing to fold the form under any more
+    fold.remove();
+    if (form) form.hidden = false;
+  }
   if (focused) document.getElementById("api-signin-status")?.focus();
 }
 
@@ -5162,9 +5233,9 @@ async function wayCredential(way, fields) {
   }
   if (http === "bearer") return bearerCredential(base, fields.token.value.trim());
   if (way.key === "apiKey") return keyCredential(base, way.scheme, fields.key.value);
-  const client = fields.client_id.value.trim(), scope = Array.from(fields).filter((input) =>
-    input.name === "scope" && (input.type !== "checkbox" || input.checked)).flatMap((input) =>
-    input.value.split(" ")).filter(Boolean).join(" ");
+  const client = fields.client_id.value.trim(), scope = mergedScopes(Array.from(fields).filter(
+    (input) => input.name === "scope" && (input.type !== "checkbox" || input.checked)).flatMap(
+    (input) => input.value.split(" ")), []).scopes.join(" ");  // each once
   if (way.key === "clientCredentials") {
     return tokenCredential({...base, who: client, refresh: null}, await tokenRequest(
       way.flow.tokenUrl, {grant_type: "client_credentials", scope}, basicCredential(
@@ -5230,7 +5301,8 @@ function tokenCredential(base, tokens) {
   }
   return {...base, place: "header", name: "Authorization", value, obtained: now,
     expires: lifetime > 0 ? now + lifetime * 1000 : expiresAt(claims), who: whoOf(claims) ||
-    base.who, refresh: base.refresh && token ? {...base.refresh, token} : null};
+    base.who, refresh: base.refresh && token ? {...base.refresh, token} : null,
+    grant: base.grant || (base.refresh && token ? randomToken() : "")};
 }
 
 // A URL this page may send a secret to (a token endpoint, a discovery document): http(s), on
@@ -5476,32 +5548,163 @@ async function refreshNow(credential) {
   else document.getElementById("api-signin-status")?.focus();  // why not, said by refresh()
 }
 
+// Refresh a credential (true: its tokens are fresh), one tab of its sign-in at a time.
+function refresh(credential) {
+  return credential.grant && navigator.locks ? sharedRefresh(credential) :
+    refreshHere(credential);
+}
+
 // Trade a credential's refresh token for new tokens and the refresh token that comes with them
-// (true); refused, that sign-in ends. Unreachable, it stays till it expires.
-async function refresh(credential) {
+// (true), and hand them to the other tabs of its sign-in; refused, that sign-in ends (here and
+// there). Unreachable, it stays till it expires.
+async function refreshHere(credential) {
   const {url, client, token} = credential.refresh;
   let tokens;
   try {
     tokens = await tokenRequest(url, {grant_type: "refresh_token", refresh_token: token,
       client_id: client});
   } catch (error) {
+    const said = error.refused ? "Signed out of " + credential.scheme + ": " + error.message +
+      (await othersHold(credential.grant) ? " Another tab of this page is signed in with it " +
+      "too, and may have used its refresh token, which is used once." : "") + " Sign in again." :
+      "Not refreshed: " + error.message;
     if (error.refused) {
       keepCredentials(credentials().filter((one) => one.value !== credential.value));
+      state.channel?.postMessage({grant: credential.grant, refused: said});
       signedInAnew();
     } else state.unrefreshed = credential.value;  // not each second, nor each request
-    signinNote((error.refused ? "Signed out of " + credential.scheme + ": " : "Not refreshed: ") +
-      error.message + (error.refused ? " A refresh token is used once: another tab of this " +
-      "page, which starts with a copy of this one's sign-in, may have used it. Sign in again." :
-      ""), true, false);
+    signinNote(said, true, false);
     return false;
   }
   const list = credentials(), at = list.findIndex((one) => one.value === credential.value);
   if (at >= 0) {
     list[at] = tokenCredential({...credential, refreshed: (credential.refreshed || 0) + 1}, tokens);
-    keepCredentials(list);
+    await keepCredentials(list);  // its lock held before the refresh's is let go
+    if (list[at].grant) state.channel?.postMessage({grant: list[at].grant, credential: list[at]});
   }
   signedInAnew();
   return at >= 0;
+}
+
+// Tabs that share a sign-in. A tab opened from this one starts with a copy of its sign-in, the
+// same refresh token in it, and a provider that rotates refresh tokens takes each once: one
+// presented again may revoke the whole sign-in (RFC 9700, 4.14.2). So the tabs of a sign-in (its
+// `grant`, made as it begins) refresh it one at a time, under a Web Lock; the one that refreshed
+// hands the new tokens to the others (BroadcastChannel: this origin's tabs only); and each holds
+// a shared lock named for the refresh it is at, which tells a tab that missed the news (it was
+// loading) that its refresh token is spent, and to ask for the newer one.
+
+// Refresh a credential's sign-in under its lock: where another tab refreshed it meanwhile, its
+// tokens (handed over, or asked for) serve; else this tab refreshes it.
+function sharedRefresh(credential) {
+  return navigator.locks.request(REFRESH_LOCK + credential.grant, async () => {
+    let kept = ownGrant(credential.grant);
+    const newest = await newestRefresh(credential.grant);
+    if (kept && newest > (kept.refreshed || 0)) kept = await handedOver(kept, newest);
+    if (!kept) return false;
+    return kept.refresh?.token !== credential.refresh.token || refreshHere(kept);
+  });
+}
+
+// This tab's credential of a sign-in (its grant), if it still has it.
+function ownGrant(grant) {
+  return credentials().find((one) => one.grant === grant) || null;
+}
+
+// The newest refresh any tab of this origin is at for a sign-in, from the locks they hold.
+async function newestRefresh(grant) {
+  const held = (await navigator.locks.query()).held || [];
+  return Math.max(0, ...held.filter((lock) => lock.name.startsWith(GRANT_LOCK + grant + " "))
+    .map((lock) => Number(lock.name.split(" ").pop()) || 0));
+}
+
+// Whether another tab holds this sign-in too (its lock, besides this tab's).
+async function othersHold(grant) {
+  if (!grant || !navigator.locks) return false;
+  const held = (await navigator.locks.query()).held || [];
+  return held.filter((lock) => lock.name.startsWith(GRANT_LOCK + grant + " ")).length > 1;
+}
+
+// This tab's credential once another tab has handed over its newer tokens (asked for now);
+// null where none does in time, and this tab does not refresh it: its refresh token is spent.
+function handedOver(kept, newest) {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      state.handovers.delete(kept.grant);
+      state.unrefreshed = kept.value;
+      signinNote("Not refreshed: another tab of this page refreshed this sign-in and has not " +
+        "handed its tokens over. Refresh now tries again.", true, false);
+      resolve(null);
+    }, HANDOVER_MS);
+    state.handovers.set(kept.grant, () => {
+      const fresh = ownGrant(kept.grant);
+      if (fresh && (fresh.refreshed || 0) < newest) return;
+      clearTimeout(timer);
+      state.handovers.delete(kept.grant);
+      resolve(fresh);
+    });
+    state.channel?.postMessage({grant: kept.grant, ask: kept.refreshed || 0});
+  });
+}
+
+// Hold the lock of each sign-in this tab has at the refresh it is at (and no other): resolved
+// once they are held.
+function holdGrants() {
+  if (!navigator.locks) return Promise.resolve();
+  const names = new Set(credentials().filter((one) => one.grant).map((one) => GRANT_LOCK +
+    one.grant + " " + (one.refreshed || 0)));
+  for (const [name, lock] of state.held) {
+    if (!names.has(name)) {
+      lock.release();
+      state.held.delete(name);
+    }
+  }
+  return Promise.all(Array.from(names, (name) => {
+    if (!state.held.has(name)) {
+      let release, granted;
+      const kept = new Promise((resolve) => { release = resolve; });
+      const held = new Promise((resolve) => { granted = resolve; });
+      navigator.locks.request(name, {mode: "shared"}, () => { granted(); return kept; });
+      state.held.set(name, {release, held});
+    }
+    return state.held.get(name).held;
+  }));
+}
+
+// News of a sign-in from another tab of this origin: its newer tokens, kept; its refusal, a
+// sign-out here too; a tab asking for the newest, answered where this one has newer.
+function grantNews(event) {
+  const news = event.data, list = credentials();
+  const at = typeof news?.grant === "string" ? list.findIndex((one) => one.grant && one.grant ===
+    news.grant) : -1, mine = list[at];
+  if (!mine) return;
+  if (typeof news.ask === "number" && (mine.refreshed || 0) > news.ask) {
+    state.channel.postMessage({grant: mine.grant, credential: mine});
+  } else if (typeof news.refused === "string") {
+    keepCredentials(list.filter((one) => one !== mine));
+    signedInAnew();
+    signinNote(news.refused.replace(/^Signed out of \S+: /, "Signed out of " + mine.scheme +
+      " in another tab: "), true, false);
+  } else if (news.credential && typeof news.credential.value === "string" &&
+    (news.credential.refreshed || 0) > (mine.refreshed || 0)) {
+    const {value, obtained, expires, who, refreshed} = news.credential, fresh = news.credential;
+    list[at] = {...mine, value, obtained, expires, who, refreshed, refresh: fresh.refresh};
+    keepCredentials(list);
+    signedInAnew();
+    state.handovers.get(mine.grant)?.();
+  }
+}
+
+// As the page loads: listen to the other tabs of this origin, hold this tab's sign-ins' locks,
+// and ask for any newer tokens of them (those handed over while this page was loading).
+function shareSignins() {
+  if (!window.BroadcastChannel) return;
+  state.channel = new window.BroadcastChannel(CHANNEL_NAME);
+  state.channel.addEventListener("message", grantNews);
+  holdGrants();
+  for (const one of credentials().filter((kept) => kept.grant)) {
+    state.channel.postMessage({grant: one.grant, ask: one.refreshed || 0});
+  }
 }
 
 // Sign out of a credential: forgotten (its cookie too), and no sign-in left waiting for an
@@ -7669,6 +7872,7 @@ function start() {
   window.addEventListener("popstate", wentBack);
   window.addEventListener("pageshow", cameBack);
   window.addEventListener("message", refuseMessage);
+  shareSignins();
   handOver();
 }
 
@@ -7679,7 +7883,7 @@ function handOver() {
     numberProblem, schemaKind, matchesPattern, lineReader, idHeader, detailOf, timingText,
     jwtClaims, whoOf, clockText, challengesText, needsText, basicCredential, allowedEndpoint,
     randomToken, pkceChallenge, authorizationURL, authorizationAnswer, withoutAnswer,
-    answerProblem};
+    answerProblem, mergedScopes};
   document.dispatchEvent(new CustomEvent("flask-api:script", {detail: Object.freeze(parts)}));
 }
 

@@ -808,6 +808,9 @@ def _choose(tab, way):
     """Open the sign-in panel if it is closed, and choose a way to sign in (its label)."""
     if tab.locator("#api-signin details[open]").count() == 0:
         tab.locator("#api-signin summary").click()
+    folded = tab.locator('#api-signin .signin-again[aria-expanded="false"]')  # signed in
+    if folded.count():
+        folded.click()
     tab.get_by_label("Sign in with").select_option(label=way)
 
 
@@ -9543,6 +9546,7 @@ class _OAuthToken:
         self.access_token, self.refresh_token = token["access_token"], token.get("refresh_token")
         self.scope, self.expires_in = token.get("scope", ""), token["expires_in"]
         self.issued_at, self.revoked = time.time(), False
+        self.grant = None  # what each token of one sign-in shares, however often refreshed
 
     def check_client(self, client):
         return client.get_client_id() == self.client.get_client_id()
@@ -9614,6 +9618,7 @@ class _OAuthState:
                                          ["client_credentials"], "things:read things:write")}
         self.codes = {}  # code: _OAuthCode
         self.tokens = {}  # access or refresh token: _OAuthToken
+        self.reused = []  # the grants revoked because a refresh token came back: `revoke_grant`
 
     def redirect_to(self, url):
         """Let the page at ``url`` receive authorization responses (an exact match, as
@@ -9622,14 +9627,26 @@ class _OAuthState:
 
     def save_token(self, token, request):
         saved = _OAuthToken(request.client, request.user, token)
+        refreshed = getattr(request, "refresh_token", None)  # the token a refresh grant spent
+        saved.grant = refreshed.grant if isinstance(refreshed, _OAuthToken) else (
+            secrets.token_hex(8))
         self.tokens[saved.access_token] = saved
         if saved.refresh_token:
             self.tokens[saved.refresh_token] = saved
 
+    def revoke_grant(self, grant):
+        """A refresh token presented twice: every token of its sign-in revoked, the newest
+        too, as RFC 9700 (4.14.2) has a server do (panva's oidc-provider does by default)."""
+        self.reused.append(grant)
+        for token in self.tokens.values():
+            if token.grant == grant:
+                token.revoked = True
+
 
 def _oauth_server_app(state):
     """The authorization server: Authlib's AuthorizationServer with the authorization code
-    grant (PKCE, S256 only), client credentials and refresh tokens (each used once), and
+    grant (PKCE, S256 only), client credentials and refresh tokens (each used once; one used
+    again revokes its whole grant, `_OAuthState.revoke_grant`), and
     OpenID Connect (ID tokens, discovery, JWKS); a login page and a consent page a browser
     fills in; CORS on its token endpoint for the page's origin."""
     from authlib.integrations.flask_oauth2 import AuthorizationServer
@@ -9679,8 +9696,10 @@ def _oauth_server_app(state):
 
         def authenticate_refresh_token(self, refresh_token):
             token = state.tokens.get(refresh_token)
-            if token and token.refresh_token == refresh_token and not token.revoked:
-                return token
+            if token and token.refresh_token == refresh_token:
+                if not token.revoked:
+                    return token
+                state.revoke_grant(token.grant)  # used before: stolen, or a client's bug
             return None
 
         def authenticate_user(self, refresh_token):
@@ -10592,11 +10611,15 @@ class TestSigningIn:
         assert status == 200 and headers["Access-Control-Allow-Origin"] == oauth_server.api_url
         assert second["refresh_token"] != first["refresh_token"]  # rotated
         assert second["access_token"] != first["access_token"]
+        assert api("/things/", headers={"Authorization": "Bearer " + second["access_token"],
+                                        "Accept": JSON_TYPE})[0] == 200
         again = client("/token", form=refresh)  # a refresh token is used once
         assert (again[0], json.loads(again[2])["error"]) == (400, "invalid_grant")
-        for access, expected in ((first, 401), (second, 200)):
+        for access in (first, second):  # used twice: the whole grant is revoked (RFC 9700)
             assert api("/things/", headers={"Authorization": "Bearer " + access["access_token"],
-                                            "Accept": JSON_TYPE})[0] == expected
+                                            "Accept": JSON_TYPE})[0] == 401
+        newest = client("/token", form=dict(refresh, refresh_token=second["refresh_token"]))
+        assert (newest[0], json.loads(newest[2])["error"]) == (400, "invalid_grant")
 
     def test_sign_in_oauth_protected_api_offers_its_servers_schemes_and_rfc_6750_challenges(
             self, oauth_server):
@@ -10700,6 +10723,16 @@ class TestSigningIn:
             "GET, HEAD: basic, or bearer", "POST: oauth (write read), or nothing (signing in is "
             "optional)", "PUT: key and oauth (write)", "DELETE: nothing",
             "PATCH: nothing (signing in is optional)"]
+
+    @pytest.mark.parametrize("needed, challenged, scopes, from_answer", [
+        (["things:read"], ["things:read"], ["things:read"], []),  # was sent twice
+        (["read"], ["read", "admin", "admin"], ["read", "admin"], ["admin"]),
+        ([], ["", "a", "b"], ["a", "b"], ["a", "b"]),
+        (["a", "a"], [], ["a"], [])])
+    def test_signin_script_merges_the_documents_scopes_and_a_challenges_each_once(
+            self, script_parts, needed, challenged, scopes, from_answer):
+        assert _js(script_parts, "(a, b) => parts.mergedScopes(a, b)", needed, challenged) == {
+            "scopes": scopes, "fromAnswer": from_answer}
 
     def test_signin_script_writes_http_basic_as_rfc_7617_does(self, script_parts):
         found = _js(script_parts, """(pairs) => pairs.map(([user, password]) => {
@@ -10827,6 +10860,40 @@ class TestSigningIn:
             tab.go_forward()
             _expect(tab.locator("pre.response")).to_contain_text('"kettle"')
             assert tab.url == page + "?page=2" and len(posts) == 1
+
+    def test_browser_signin_scopes_are_asked_for_once_and_a_challenges_own_said_first(
+            self, chromium, oauth_server, live_site):
+        with _signin_tab(chromium, oauth_server.api_url) as (tab, _):
+            asked = []
+            tab.on("request", lambda sent: asked.append(sent.url) if sent.url.startswith(
+                oauth_server.issuer + "/authorize") else None)
+            tab.goto("/things/")  # the document and the challenge both ask for things:read
+            _choose(tab, "oidc: OpenID Connect")
+            scopes = tab.get_by_label("Scopes, separated by spaces")
+            _expect(scopes).to_have_value("openid things:read")
+            _expect(tab.locator("#api-signin-scopes-asked")).to_have_count(0)
+            tab.get_by_label("Client ID").fill(PAGE_CLIENT)
+            scopes.fill("openid  things:read things:read")
+            tab.get_by_role("button", name="Sign in at the provider").click()
+            tab.wait_for_url(lambda url: url.startswith(oauth_server.issuer + "/"))
+            assert _redirect_params(asked[0])["scope"] == "openid things:read"
+        site = live_site.serve(_secured_app(security=({"oauth": ["read"]},), challenge=[
+            'Bearer realm="things", scope="read admin"']))
+        with _open_tab(chromium, site) as tab:
+            tab.goto("/things/")
+            _choose(tab, "oauth: OAuth 2.0, authorization code")
+            said = ("This answer's challenge asks for admin, besides what the API's document "
+                    "says this method needs.")
+            _expect(tab.locator("#api-signin-scopes-asked")).to_have_text(said)
+            _expect(tab.get_by_role("group", name="Scopes")).to_have_accessible_description(said)
+            _expect(tab.get_by_label("read: Read things")).to_be_checked()
+            _expect(tab.get_by_label("write: Change things")).not_to_be_checked()
+            _expect(tab.get_by_label("admin (asked for by this answer)")).to_be_checked()
+            _choose(tab, "oidc: OpenID Connect")  # whose scheme the document asks nothing of
+            _expect(tab.get_by_label("Scopes, separated by spaces")).to_have_value(
+                "openid read admin")
+            _expect(tab.get_by_label("Scopes, separated by spaces")).to_have_accessible_description(
+                said.replace("for admin", "for read admin"))
 
     @pytest.mark.parametrize("csp", CSP_MODES)
     @pytest.mark.parametrize("waiting", sorted(FORGED))
@@ -10984,10 +11051,35 @@ class TestSigningIn:
             finally:
                 oauth_server.expires_in = 3600
 
-    def test_browser_signin_a_second_tab_of_the_page_signs_in_and_refreshes_on_its_own(
+    def test_browser_signin_a_refused_refresh_signs_the_whole_panel_out(self, chromium,
+                                                                        oauth_server):
+        page = oauth_server.api_url + "/things/"
+        oauth_server.redirect_to(page)
+        with _signin_tab(chromium, oauth_server.api_url) as (tab, _):
+            tab.goto("/things/")
+            _oauth_sign_in(tab, oauth_server)
+            panel, status = tab.locator("#api-signin"), tab.locator("#api-signin-status")
+            heading = panel.locator("summary")
+            _expect(status).to_have_text(ANN_SIGNED_IN)
+            _expect(heading).to_have_text("Signed in: Ann (ann)")
+            _expect(tab.get_by_label("Client ID")).to_be_hidden()  # folded under the list
+            oauth_server.tokens[_stored(tab)[0]["refresh"]["token"]].revoked = True  # by the server
+            tab.get_by_role("button", name="Refresh now").click()
+            _expect(status).to_have_text("Signed out of oauth: the token endpoint answered 400 "
+                                         "invalid_grant. Sign in again.")
+            _expect(status).to_be_focused()
+            _expect(tab.locator("#api-live")).to_have_text(status.inner_text())
+            _expect(heading).to_have_text("Sign in")
+            _expect(panel).not_to_have_class(re.compile(r"\bactive\b"))
+            _expect(tab.locator("#api-signin-list")).to_be_hidden()
+            _expect(tab.get_by_label("Client ID")).to_be_visible()
+            assert _stored(tab) is None
+
+    def test_browser_signin_tabs_that_share_a_sign_in_refresh_it_once_for_all(
             self, chromium, oauth_server):
         page = oauth_server.api_url + "/things/"
         oauth_server.redirect_to(page)
+        reused = len(oauth_server.reused)  # the server revokes a grant whose token comes back
         with _signin_tab(chromium, oauth_server.api_url) as (tab, _):
             tab.goto("/things/")
             _oauth_sign_in(tab, oauth_server)
@@ -11001,17 +11093,42 @@ class TestSigningIn:
             copy = opened.value
             _expect(copy.locator("#api-signin summary")).to_have_text("Signed in: Ann (ann)")
             _expect(copy.locator("#api-refetched")).to_be_visible()
+            lists = [one.locator("#api-signin-list") for one in (tab, copy)]
             copy.get_by_role("button", name="Refresh now").click()
             _expect(copy.locator("#api-signin-status")).to_have_text("Refreshed.")
-            tab.get_by_role("button", name="Refresh now").click()  # its refresh token: spent
+            _expect(lists[0]).to_contain_text("refreshed 1 time")  # handed over to the first
+            tab.get_by_role("button", name="Refresh now").click()  # with the copy's new token
+            _expect(tab.locator("#api-signin-status")).to_have_text("Refreshed.")
+            _expect(lists[1]).to_contain_text("refreshed 2 times")
+            oauth_server.expires_in = 4  # from now on: each tab's clock refreshes them
+            try:
+                tab.get_by_role("button", name="Refresh now").click()
+                for listed in lists:
+                    _expect(listed).to_contain_text("refreshed 5 times", timeout=15000)
+            finally:
+                oauth_server.expires_in = 3600
+            assert len(oauth_server.reused) == reused  # no refresh token was presented twice
+            assert _stored(tab) == _stored(copy)
+            for one in (tab, copy):  # each tab's token is the newest, which the API takes
+                one.locator(".bar a.button", has_text="GET").click()
+                _expect(one.locator("pre.response")).to_contain_text('"kettle"')
+            for listed in lists:  # refreshed for an hour: no refresh of their own now
+                _expect(listed).to_contain_text(re.compile(r"expires in (1:00:00|59:)"))
+            oauth_server.tokens[_stored(tab)[0]["refresh"]["token"]].revoked = True  # by the server
+            tab.get_by_role("button", name="Refresh now").click()
             status = tab.locator("#api-signin-status")
-            _expect(status).to_contain_text("Signed out of oauth: the token endpoint answered 400 "
-                                            "invalid_grant")
-            _expect(status).to_contain_text("another tab of this page, which starts with a copy "
-                                            "of this one's sign-in, may have used it")
+            _expect(status).to_have_text("Signed out of oauth: the token endpoint answered 400 "
+                                         "invalid_grant. Another tab of this page is signed in "
+                                         "with it too, and may have used its refresh token, "
+                                         "which is used once. Sign in again.")
             _expect(status).to_be_focused()
-            assert _stored(tab) is None and _stored(copy)[0]["refreshed"] == 1
-            _expect(tab.locator("#api-signin-list")).to_be_hidden()
+            _expect(copy.locator("#api-signin-status")).to_have_text(
+                "Signed out of oauth in another tab: the token endpoint answered 400 invalid_grant."
+                " Another tab of this page is signed in with it too, and may have used its "
+                "refresh token, which is used once. Sign in again.")
+            for one in (tab, copy):
+                _expect(one.locator("#api-signin summary")).to_have_text("Sign in")
+                assert _stored(one) is None
 
     def test_browser_signin_oauth_client_credentials_at_the_token_endpoint(self, chromium,
                                                                            oauth_server):
@@ -11142,12 +11259,24 @@ class TestSigningIn:
             _sign_in_with(tab, "jwt: a bearer token (JWT)", {"Token": token})
             _expect(tab.locator("#api-signin-status")).to_have_text("Signed in with jwt as ann.")
             _expect(tab.locator("pre.response")).to_contain_text('"user": "ann"')
-            clock = panel.locator(".clock")
+            clock, heading = panel.locator(".clock"), panel.locator("summary")
             _expect(clock).to_have_text(re.compile(r"^expires in 0:0[1-3]$"))
+            _expect(heading).to_have_text("Signed in: ann")
+            _expect(panel).to_have_class(re.compile(r"\bactive\b"))
+            _expect(tab.get_by_label("Token", exact=True)).to_be_hidden()  # folded: signed in
             _expect(clock).to_have_text("expired", timeout=10000)
+            status = tab.locator("#api-signin-status")
+            _expect(status).to_have_text("The sign-in with jwt has expired: sign in again.")
+            _expect(tab.locator("#api-live")).to_have_text(status.inner_text())
+            _expect(heading).to_have_text("Sign-in expired: ann")
+            _expect(panel).not_to_have_class(re.compile(r"\bactive\b"))
+            _expect(tab.get_by_label("Token", exact=True)).to_be_visible()  # to sign in again
             tab.locator(".bar a.button", has_text="GET").click()  # sent with it: the API says no
             _expect(tab.locator("pre.response")).to_contain_text('"msg": "Token has expired"')
             _expect(panel.locator(".clock")).to_have_text("expired")
+            _expect(heading).to_have_text("Sign-in expired: ann")  # as the page is built again
+            _expect(status).to_have_text("The sign-in with jwt has expired: sign in again.")
+            _expect(tab.get_by_label("Token", exact=True)).to_be_visible()
 
     def test_browser_signin_apiflask_documented_bearer_and_basic(self, chromium, signin_site):
         site = signin_site.serve(SIGNIN_APPS["apiflask"]())
@@ -11269,7 +11398,8 @@ class TestSigningIn:
                                                            signin_site, name):
         with _signin_state_tab(chromium, oauth_server, signin_site, name) as tab:
             sizes = tab.evaluate("""() => [...document.querySelectorAll(
-                "#api-signin :is(button, input, select, summary, a)")].map((node) => [
+                "#api-signin :is(button, input, select, summary, a)")].filter((node) =>
+                node.getClientRects().length).map((node) => [  // those shown (a form folded)
                 node.outerHTML.slice(0, 60), Math.min(node.getBoundingClientRect().width,
                                                       node.getBoundingClientRect().height)])""")
             assert len(sizes) >= 4 and [shown for shown, side in sizes if side < 24] == []

@@ -59,6 +59,7 @@ function start() {
   window.addEventListener("popstate", wentBack);
   window.addEventListener("pageshow", cameBack);
   window.addEventListener("message", refuseMessage);
+  shareSignins();
   handOver();
 }
 
@@ -69,6 +70,6 @@ function handOver() {
     numberProblem, schemaKind, matchesPattern, lineReader, idHeader, detailOf, timingText,
     jwtClaims, whoOf, clockText, challengesText, needsText, basicCredential, allowedEndpoint,
     randomToken, pkceChallenge, authorizationURL, authorizationAnswer, withoutAnswer,
-    answerProblem};
+    answerProblem, mergedScopes};
   document.dispatchEvent(new CustomEvent("flask-api:script", {detail: Object.freeze(parts)}));
 }
