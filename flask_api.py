@@ -4658,6 +4658,7 @@ function addHeaderForm(list) {
 
 const SIGNIN_KEY = "flask-api-signin";  // sessionStorage: the credentials, [credential, ...]
 const PENDING_KEY = "flask-api-signin-pending";  // sessionStorage: a sign-in gone to a server
+const FORM_KEY = "flask-api-signin-form";  // sessionStorage: the way chosen, each one's client ID
 // The tabs of one sign-in (see sharedRefresh()): a BroadcastChannel of this origin, and Web Locks
 // "flask-api-signin <grant> <refreshes>" (held, shared, by each tab at that refresh of it) and
 // "flask-api-refresh <grant>" (held by the tab refreshing it).
@@ -4707,9 +4708,22 @@ function keepCredentials(list) {
     if (one.place === "cookie" && !list.some((kept) => kept.place === "cookie" &&
       kept.name === one.name)) document.cookie = one.name + "=; Path=/; Max-Age=0";
   }
-  if (list.length) sessionStorage.setItem(SIGNIN_KEY, JSON.stringify(list));
+  if (list.length) store(SIGNIN_KEY, JSON.stringify(list));
   else sessionStorage.removeItem(SIGNIN_KEY);
   return holdGrants();
+}
+
+// Keep a value in this tab's storage; where the browser will not, why, in words.
+function store(key, value) {
+  try {
+    sessionStorage.setItem(key, value);
+  } catch (error) {
+    throw new Error(error.name === "QuotaExceededError" ? "this tab's storage for this site " +
+      "is full (what the site's pages keep in it), so the sign-in could not be kept: sign in " +
+      "from a new tab, or clear the site's data in the browser's settings." : "this browser " +
+      "keeps nothing for this tab (" + error.message + "), so the sign-in could not be kept.",
+    {cause: error});
+  }
 }
 
 // Keep a new credential in place of the one of its scheme, or the one sent where it goes.
@@ -5075,17 +5089,48 @@ function askedFor(block) {
 function signinForm(block, ways) {
   const fields = el("div"), problem = el("p", {class: "hint error", role: "alert"});
   const choice = el("select", {id: "api-signin-way", onchange: () => {
+    rememberForm(ways[choice.value]);
     fields.replaceChildren(...wayFields(ways[choice.value], block));
     problem.textContent = "";
   }}, ways.map((way, index) => el("option", {value: String(index)}, [way.name + ": " +
     way.words])));
-  choice.value = String(ways.indexOf(firstWay(ways, block)));
+  choice.value = String(ways.indexOf(keptWay(ways, block) || firstWay(ways, block)));
   fields.replaceChildren(...wayFields(ways[choice.value], block));
   return el("form", {id: "api-signin-form", class: "signin-form", "aria-label": "Sign in",
     onsubmit: (event) =>
     signinSubmit(event, ways[choice.value], problem), oninput: () => {
     problem.textContent = "";
   }}, [el("label", {for: "api-signin-way"}, ["Sign in with"]), choice, fields, problem]);
+}
+
+// What the form keeps for this tab, so that a sign-out, a refused refresh or an expiry leaves
+// nothing to retype but a secret: {way: the way last chosen (wayId), clients: {wayId: client ID}}.
+function formMemory() {
+  let kept;
+  try { kept = JSON.parse(sessionStorage.getItem(FORM_KEY)); } catch { kept = null; }
+  return {way: typeof kept?.way === "string" ? kept.way : "", clients: kept?.clients &&
+    typeof kept.clients === "object" && !Array.isArray(kept.clients) ? kept.clients : {}};
+}
+
+// A way's name in the form's memory: its scheme's name and its flow (or type).
+function wayId(way) {
+  return way.name + " " + way.key;
+}
+
+// Keep the way chosen, and the client ID given for it (never a secret); a full storage keeps
+// nothing, and the form starts as the answer asks.
+function rememberForm(way, client) {
+  const memory = formMemory();
+  memory.way = wayId(way);
+  if (typeof client === "string") memory.clients[wayId(way)] = client;
+  try { sessionStorage.setItem(FORM_KEY, JSON.stringify(memory)); } catch { /* see above */ }
+}
+
+// The way this tab chose last, where the page takes it and it answers what the answer asks.
+function keptWay(ways, block) {
+  const challenged = block.challenges.map((one) => one.scheme.toLowerCase()), kept = formMemory();
+  return ways.find((way) => !way.why && wayId(way) === kept.way && (!challenged.length ||
+    challenged.includes(wayAnswers(way)))) || null;
 }
 
 // A labelled input of the sign-in form.
@@ -5119,7 +5164,8 @@ function wayFields(way, block) {
 
 // An OAuth client's fields: its ID (its secret too, for client credentials), and the scopes.
 function clientFields(way, block) {
-  const parts = signinField("client_id", "Client ID", {required: "", autocomplete: "off"});
+  const parts = signinField("client_id", "Client ID", {required: "", autocomplete: "off",
+    value: String(formMemory().clients[wayId(way)] || "")});
   if (way.key === "clientCredentials") {
     parts.push(...signinField("client_secret", "Client secret", {type: "password",
       autocomplete: "off", required: ""}));
@@ -5226,6 +5272,7 @@ async function signinSubmit(event, way, problem) {
 // The credential a way's fields make; null where the way goes to an authorization server.
 async function wayCredential(way, fields) {
   const base = {scheme: way.name, words: way.words, who: ""};
+  rememberForm(way);
   const http = way.key === "http" && String(way.scheme.scheme).toLowerCase();
   if (http === "basic") {
     return {...base, place: "header", name: "Authorization", who: fields.username.value,
@@ -5236,6 +5283,7 @@ async function wayCredential(way, fields) {
   const client = fields.client_id.value.trim(), scope = mergedScopes(Array.from(fields).filter(
     (input) => input.name === "scope" && (input.type !== "checkbox" || input.checked)).flatMap(
     (input) => input.value.split(" ")), []).scopes.join(" ");  // each once
+  rememberForm(way, client);
   if (way.key === "clientCredentials") {
     return tokenCredential({...base, who: client, refresh: null}, await tokenRequest(
       way.flow.tokenUrl, {grant_type: "client_credentials", scope}, basicCredential(
@@ -5333,8 +5381,12 @@ async function tokenRequest(url, fields, secret) {
       Object.entries(fields).filter((field) => field[1])), credentials: "omit", cache:
       "no-store", redirect: "error", referrerPolicy: "no-referrer"});
   } catch (error) {
-    throw new Error("the token endpoint " + endpoint.origin + " could not be reached (" +
-      error.message + ").", {cause: error});
+    throw new Error(await unreachable(endpoint) ? "the token endpoint " + endpoint.origin +
+      " could not be reached (" + error.message + ")." : "the token endpoint " +
+      endpoint.origin + " does not let this page read its answers: it refuses this page's " +
+      "origin (CORS). Its server must allow " + window.location.origin + " (the header " +
+      "Access-Control-Allow-Origin: " + window.location.origin + ", and Authorization among " +
+      "Access-Control-Allow-Headers).", {cause: error});
   }
   try { answer = await response.json(); } catch { answer = {}; }
   if (!response.ok || typeof answer?.error === "string") {
@@ -5347,6 +5399,19 @@ async function tokenRequest(url, fields, secret) {
     throw new Error("the token endpoint gave no bearer token, the only kind this page sends.");
   }
   return answer;
+}
+
+// Whether an endpoint whose answer this page could not read is unreachable (true), or answers
+// but not to this page's origin (CORS): a request that does not read the answer, and so needs no
+// CORS (no-cors), says which. It carries nothing: no body, no credential, no cookie.
+async function unreachable(endpoint) {
+  try {
+    await fetch(endpoint.href, {mode: "no-cors", credentials: "omit", cache: "no-store",
+      referrerPolicy: "no-referrer"});
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 // An OpenID Connect provider's metadata, read from the scheme's discovery URL as a sign-in needs
@@ -5374,8 +5439,9 @@ async function discover(scheme) {
 async function tokenURLs(name, key) {
   const scheme = authBlock()?.schemes.get(name);
   if (scheme?.type === "openIdConnect") {
-    const metadata = await discover(scheme);
-    return {token: metadata.token_endpoint, refresh: metadata.token_endpoint};
+    const metadata = await discover(scheme), scopes = metadata.scopes_supported;
+    return {token: metadata.token_endpoint, refresh: metadata.token_endpoint, offline:
+      Array.isArray(scopes) && scopes.includes("offline_access")};
   }
   const flow = scheme?.flows && Object.hasOwn(scheme.flows, key) ? scheme.flows[key] : null;
   if (!flow?.tokenUrl) throw new Error("the API's document names its token URL no more.");
@@ -5419,15 +5485,17 @@ async function authorize(way, client, scope) {
   if (!(metadata?.code_challenge_methods_supported || ["S256"]).includes("S256")) {
     throw new Error("The provider does not take PKCE's S256, which this page needs.");
   }
+  const offline = Boolean(metadata) && scope.split(" ").includes("offline_access");
   const verifier = randomToken(), pending = {state: randomToken(), verifier, client,
-    nonce: metadata ? randomToken() : "", scheme: way.name, key: way.key, words: way.words,
+    nonce: metadata ? randomToken() : "", scheme: way.name, key: way.key, words: way.words, scope,
     issuer: metadata ? String(metadata.issuer) : "", redirect: here(),
     back: withoutKeys(window.location.href)};
   const url = authorizationURL(metadata ? metadata.authorization_endpoint :
     way.flow.authorizationUrl, {response_type: "code", client_id: client, scope,
     redirect_uri: pending.redirect, state: pending.state, code_challenge: await
-    pkceChallenge(verifier), code_challenge_method: "S256", nonce: pending.nonce});
-  sessionStorage.setItem(PENDING_KEY, JSON.stringify(pending));
+    pkceChallenge(verifier), code_challenge_method: "S256", nonce: pending.nonce,
+    prompt: offline ? "consent" : ""});  // OpenID Connect Core 1.0, 11: offline access asks
+  store(PENDING_KEY, JSON.stringify(pending));
   window.location.assign(url);
 }
 
@@ -5517,7 +5585,11 @@ async function tradeCode({answer, pending, problem}) {
       const credential = tokenCredential({scheme: pending.scheme, words: pending.words, who:
         pending.client, refresh: {url: urls.refresh, client: pending.client}}, tokens);
       addCredential(credential);
-      said = "Signed in with " + pending.scheme + " as " + credential.who + ".";
+      said = "Signed in with " + pending.scheme + " as " + credential.who + "." + (urls.offline &&
+        !credential.refresh ? " No refresh token came with it, so this sign-in ends when its " +
+        "token expires: " + (String(pending.scope).split(" ").includes("offline_access") ?
+        "the provider gave none for offline_access either." : "this provider gives one for " +
+        "the scope offline_access, which you may add to the scopes.") : "");
     } catch (error) {
       said = "Not signed in: " + error.message;
     }
@@ -5579,7 +5651,12 @@ async function refreshHere(credential) {
   const list = credentials(), at = list.findIndex((one) => one.value === credential.value);
   if (at >= 0) {
     list[at] = tokenCredential({...credential, refreshed: (credential.refreshed || 0) + 1}, tokens);
-    await keepCredentials(list);  // its lock held before the refresh's is let go
+    try {
+      await keepCredentials(list);  // its lock held before the refresh's is let go
+    } catch (error) {
+      signinNote("Refreshed, but " + error.message, true, false);
+      return false;
+    }
     if (list[at].grant) state.channel?.postMessage({grant: list[at].grant, credential: list[at]});
   }
   signedInAnew();

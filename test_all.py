@@ -10036,25 +10036,32 @@ FORGED = {  # whether this tab waits for an answer, and why the forged one is re
                     "elsewhere). Nothing was sent; sign in again."}
 
 
-def _openid_provider(state, token_origin):
+def _openid_provider(state, token_origin, offline=False):
     """An OpenID Connect provider of the fewest parts: its discovery document names its own
     authorization endpoint and a token endpoint on ``token_origin``; the authorization
     endpoint answers at once (no login) with a code, and the token endpoint, where it is the
-    provider's own, with tokens (a refresh token too). ``state["url"]`` is its origin."""
+    provider's own, with tokens (a refresh token too). ``state["url"]`` is its origin.
+    ``offline``: it lists the scope offline_access, and gives a refresh token only for it (as
+    panva's oidc-provider does); ``state["asked"]`` is each authorization request's query."""
     def wsgi(environ, start_response):
         path, query = environ["PATH_INFO"], dict(urllib.parse.parse_qsl(environ["QUERY_STRING"]))
         cors = [("Access-Control-Allow-Origin", "*"), ("Access-Control-Allow-Headers", "*")]
         if path == "/.well-known/openid-configuration":
-            body = json.dumps({"issuer": state["url"], "authorization_endpoint": state["url"] +
-                               "/authorize", "token_endpoint": token_origin() + "/token"})
+            body = json.dumps(dict({"issuer": state["url"], "authorization_endpoint": state[
+                "url"] + "/authorize", "token_endpoint": token_origin() + "/token"}, **(
+                {"scopes_supported": ["openid", "offline_access"]} if offline else {})))
         elif path == "/authorize":
+            state.setdefault("asked", []).append(query)
             start_response("302 Found", [("Location", query["redirect_uri"] + "?" +
                                           urllib.parse.urlencode({"code": "provider-code",
                                                                   "state": query["state"]}))])
             return [b""]
         elif path == "/token" and environ["REQUEST_METHOD"] == "POST":
-            body = json.dumps({"access_token": "provider-token", "token_type": "Bearer",
-                               "expires_in": 3600, "refresh_token": "provider-refresh"})
+            tokens = {"access_token": "provider-token", "token_type": "Bearer",
+                      "expires_in": 3600, "refresh_token": "provider-refresh"}
+            if offline and "offline_access" not in state["asked"][-1].get("scope", "").split():
+                del tokens["refresh_token"]
+            body = json.dumps(tokens)
         else:
             start_response("204 No Content", cors)
             return [b""]
@@ -11002,6 +11009,76 @@ class TestSigningIn:
             _expect(tab.locator("#api-signin-status")).to_be_focused()
             assert len(posts) == 3
 
+    def test_browser_signin_a_token_endpoint_that_refuses_the_pages_origin_is_said_as_cors(
+            self, chromium, oauth_server, live_site):
+        app = FlaskAPI("cors_refused")  # on an origin the authorization server's CORS does not name
+        app.config.update(OPENAPI_SECURITY_SCHEMES={"oauth": {"type": "oauth2", "flows": {
+            "clientCredentials": {"tokenUrl": oauth_server.issuer + "/token", "scopes": {}}}}},
+            OPENAPI_SECURITY=[{"oauth": []}])
+
+        @app.route("/things/")
+        def cors_things():
+            raise NotAuthenticated()
+        site = live_site.serve(app)
+        with _signin_tab(chromium, site) as (tab, posts):
+            tab.goto("/things/")
+            _choose(tab, "oauth: OAuth 2.0, client credentials")
+            tab.get_by_label("Client ID").fill(SERVICE_CLIENT)
+            tab.get_by_label("Client secret").fill(SERVICE_SECRET)
+            tab.get_by_role("button", name="Sign in", exact=True).click()
+            _expect(tab.locator(".signin-form [role=alert]")).to_have_text(
+                "The token endpoint {0} does not let this page read its answers: it refuses this "
+                "page's origin (CORS). Its server must allow {1} (the header "
+                "Access-Control-Allow-Origin: {1}, and Authorization among "
+                "Access-Control-Allow-Headers).".format(oauth_server.issuer, site))
+            assert posts[0] == oauth_server.issuer + "/token"
+
+    def test_browser_signin_a_provider_offering_offline_access_that_gave_no_refresh_token_says_so(
+            self, chromium, live_site):
+        provider, known = _LiveSite(), {}
+        known["url"] = provider.url
+        provider.serve(_openid_provider(known, lambda: provider.url, offline=True))
+        with contextlib.closing(provider), _signin_tab(chromium, live_site.serve(
+                _provider_api(provider.url))) as (tab, _):
+            tab.goto("/things/")
+            _choose(tab, "oidc: OpenID Connect")
+            tab.get_by_label("Client ID").fill("page")
+            tab.get_by_role("button", name="Sign in at the provider").click()
+            status = tab.locator("#api-signin-status")
+            _expect(status).to_have_text(
+                "Signed in with oidc as page. No refresh token came with it, so this sign-in ends "
+                "when its token expires: this provider gives one for the scope offline_access, "
+                "which you may add to the scopes.")
+            _expect(tab.locator("#api-live")).to_contain_text(status.inner_text())
+            _expect(tab.get_by_role("button", name="Refresh now")).to_have_count(0)
+            assert "prompt" not in known["asked"][-1]
+            tab.get_by_role("button", name="Sign out of oidc").click()
+            tab.get_by_label("Scopes, separated by spaces").fill("openid offline_access")
+            _expect(tab.get_by_label("Client ID")).to_have_value("page")  # kept for the tab
+            tab.get_by_role("button", name="Sign in at the provider").click()
+            _expect(status).to_have_text("Signed in with oidc as page.")
+            _expect(tab.get_by_role("button", name="Refresh now")).to_have_count(1)
+            assert known["asked"][-1]["prompt"] == "consent"  # OpenID Connect Core 1.0, 11
+
+    def test_browser_signin_a_full_storage_is_said_in_words(self, chromium, signin_site):
+        site = signin_site.serve(SIGNIN_APPS["flask-httpauth"]())
+        with _open_tab(chromium, site) as tab:
+            tab.goto("/token/")
+            tab.evaluate("""() => {  // this origin's storage for the tab, filled to the last char
+                for (let size = 1 << 20, n = 0; size >= 1; size >>= 1) {
+                    try { for (;; n++) sessionStorage.setItem("filler" + n, "x".repeat(size)); }
+                    catch { n++; }
+                }
+            }""")
+            _choose(tab, "token: a bearer token")
+            tab.get_by_label("Token", exact=True).fill(SIGNIN_TOKEN)
+            tab.get_by_role("button", name="Sign in", exact=True).click()
+            _expect(tab.locator(".signin-form [role=alert]")).to_have_text(
+                "This tab's storage for this site is full (what the site's pages keep in it), so "
+                "the sign-in could not be kept: sign in from a new tab, or clear the site's data "
+                "in the browser's settings.")
+            _expect(tab.locator("#api-signin summary")).to_have_text("Sign in")
+
     @pytest.mark.parametrize("csp", CSP_MODES)
     def test_browser_signin_an_answer_posted_from_another_window_is_refused(
             self, chromium, oauth_server, other_site, csp):
@@ -11073,6 +11150,7 @@ class TestSigningIn:
             _expect(panel).not_to_have_class(re.compile(r"\bactive\b"))
             _expect(tab.locator("#api-signin-list")).to_be_hidden()
             _expect(tab.get_by_label("Client ID")).to_be_visible()
+            _expect(tab.get_by_label("Client ID")).to_have_value(PAGE_CLIENT)  # not to retype
             assert _stored(tab) is None
 
     def test_browser_signin_tabs_that_share_a_sign_in_refresh_it_once_for_all(
@@ -11150,6 +11228,13 @@ class TestSigningIn:
             assert credential["refresh"] is None and SERVICE_SECRET not in json.dumps(credential)
             assert SERVICE_SECRET not in tab.content()
             assert posts == [oauth_server.issuer + "/token"] * 2
+            tab.get_by_role("button", name="Sign out of oauth").click()
+            _expect(status).to_have_text("Signed out of oauth.")
+            _expect(tab.get_by_label("Sign in with").locator("option:checked")).to_have_text(
+                "oauth: OAuth 2.0, client credentials")  # kept for the tab: the ID, no secret
+            _expect(tab.get_by_label("Client ID")).to_have_value(SERVICE_CLIENT)
+            _expect(tab.get_by_label("Client secret")).to_have_value("")
+            assert SERVICE_SECRET not in tab.evaluate("JSON.stringify(sessionStorage)")
 
     def test_browser_signin_openid_connect_from_its_discovery_document(self, chromium,
                                                                        oauth_server):
