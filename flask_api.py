@@ -12,7 +12,8 @@ says what outside code may call in it:
     The app's routes      one description of the routes, for the index, page and OpenAPI
     The page's body ...   the data as the page shows it (a big body a line an item), its links
     The page's context    BrowsableAPIRenderer: (request, response, data) in, what it shows out
-    The page's responses  its template and CSP, a JSON response as the page, late headers, index
+    The page's responses  its template and CSP, a JSON response (or a 401's challenge) as the
+                          page, late headers, index
     Streams               a view's generator sent as its items come: JSON, JSON Lines, NDJSON or
                           server-sent events (ServerSentEvent), and its page, shown live
     The application       FlaskAPI, set_parsers/set_renderers
@@ -1765,7 +1766,9 @@ _UNSHOWN_HEADERS = frozenset(["content-type", "content-length", "set-cookie"])
 def _as_page(response: Response, renderer: BrowsableAPIRenderer,
              media_type: MediaType) -> Response:
     """For a request that negotiated the page: a JSON response made by any view, as the
-    page; a 404 at the root, as the index of routes. Any other response stands."""
+    page; a 404 at the root, as the index of routes; a 401 of another type that asks for a
+    sign-in (WWW-Authenticate), as the page with its body as text. Any other response
+    stands."""
     if response.status_code == HTTP_404_NOT_FOUND and _wants_index():  # JSON 404s too
         return _index_page(renderer, media_type)
     if (response.mimetype == "application/json" and not response.direct_passthrough
@@ -4499,7 +4502,8 @@ _PAGE_SCRIPT = r"""
 //   The script's state, and a DOM builder   state, the one object it keeps; el(), counted()
 //   Request headers     the headers panel: headers kept for this tab, checked, added, removed
 //   Signing in          the sign-in panel: the API's schemes offered, a credential kept for
-//                       this tab like the headers; OAuth 2.0 (PKCE), refresh, sign-out
+//                       this tab like the headers; OAuth 2.0 (PKCE), refresh (shared by the
+//                       tabs of a sign-in), sign-out
 //   Requests            send() and what calls it: links, the request form, navigation
 //   Coming back         reloads, Back and Forward, pages another site sent the user to
 //   The query form      this URL's parameters, edited and sent as a GET
@@ -5097,10 +5101,9 @@ function signinForm(block, ways) {
   choice.value = String(ways.indexOf(keptWay(ways, block) || firstWay(ways, block)));
   fields.replaceChildren(...wayFields(ways[choice.value], block));
   return el("form", {id: "api-signin-form", class: "signin-form", "aria-label": "Sign in",
-    onsubmit: (event) =>
-    signinSubmit(event, ways[choice.value], problem), oninput: () => {
-    problem.textContent = "";
-  }}, [el("label", {for: "api-signin-way"}, ["Sign in with"]), choice, fields, problem]);
+    onsubmit: (event) => signinSubmit(event, ways[choice.value], problem), oninput: () => {
+      problem.textContent = "";
+    }}, [el("label", {for: "api-signin-way"}, ["Sign in with"]), choice, fields, problem]);
 }
 
 // What the form keeps for this tab, so that a sign-out, a refused refresh or an expiry leaves
@@ -5766,7 +5769,12 @@ function grantNews(event) {
     (news.credential.refreshed || 0) > (mine.refreshed || 0)) {
     const {value, obtained, expires, who, refreshed} = news.credential, fresh = news.credential;
     list[at] = {...mine, value, obtained, expires, who, refreshed, refresh: fresh.refresh};
-    keepCredentials(list);
+    try {
+      keepCredentials(list);
+    } catch (error) {
+      signinNote("Another tab refreshed this sign-in, but " + error.message, true, false);
+      return;
+    }
     signedInAnew();
     state.handovers.get(mine.grant)?.();
   }

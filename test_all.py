@@ -9438,6 +9438,9 @@ def _api_key_app(browsable=True):
 #: ``signin_site.serve(SIGNIN_APPS[name]())``.
 SIGNIN_APPS = {"flask-httpauth": _httpauth_app, "flask-jwt-extended": _jwt_app,
                "flask-httpauth-default": _httpauth_default_app,
+               "challenge-scopes": functools.partial(  # a challenge that asks for more
+                   _secured_app, security=({"oauth": ["read"]},),
+                   challenge=['Bearer realm="things", scope="read admin"']),
                "apiflask": _apiflask_auth_app, "flask-smorest": _smorest_auth_app,
                "flask-login": _login_app,
                "flask-login-401": functools.partial(_login_app, login_view=False),
@@ -10109,7 +10112,26 @@ _SIGNIN_STATES = {
         tab, "token: a bearer token", {"Token": SIGNIN_TOKEN})),
     "an API key in a cookie": ("api-keys", "/cookie/", lambda tab, _: _choose(
         tab, "cookieKey: an API key in the cookie api_key")),
+    "a refresh refused": ("oauth", "/things/", lambda tab, server: _refused_refresh(tab, server)),
+    "a sign-in expired": ("flask-jwt-extended", "/me", lambda tab, _: (
+        _choose(tab, "jwt: a bearer token (JWT)"), tab.get_by_label("Token", exact=True).fill(
+            _jwt({"sub": "ann", "exp": 1})), tab.get_by_role("button", name="Sign in",
+                                                             exact=True).click(),
+        _expect(tab.locator("#api-signin summary")).to_have_text("Sign-in expired: ann"))),
+    "scopes a challenge adds": ("challenge-scopes", "/things/", lambda tab, _: _choose(
+        tab, "oauth: OAuth 2.0, authorization code")),
+    "Flask-HTTPAuth's plain-text 401": ("flask-httpauth-default", "/basic/", None),
 }
+
+
+def _refused_refresh(tab, server):
+    """Sign in with OAuth, have the server revoke the sign-in, and press Refresh now."""
+    server.redirect_to(server.api_url + "/things/")
+    _oauth_sign_in(tab, server)
+    _expect(tab.locator("#api-signin-status")).to_have_text(ANN_SIGNED_IN)
+    server.tokens[_stored(tab)[0]["refresh"]["token"]].revoked = True
+    tab.get_by_role("button", name="Refresh now").click()
+    _expect(tab.locator("#api-signin-status")).to_contain_text("Signed out of oauth: ")
 
 
 @contextlib.contextmanager

@@ -6,7 +6,8 @@
 //   The script's state, and a DOM builder   state, the one object it keeps; el(), counted()
 //   Request headers     the headers panel: headers kept for this tab, checked, added, removed
 //   Signing in          the sign-in panel: the API's schemes offered, a credential kept for
-//                       this tab like the headers; OAuth 2.0 (PKCE), refresh, sign-out
+//                       this tab like the headers; OAuth 2.0 (PKCE), refresh (shared by the
+//                       tabs of a sign-in), sign-out
 //   Requests            send() and what calls it: links, the request form, navigation
 //   Coming back         reloads, Back and Forward, pages another site sent the user to
 //   The query form      this URL's parameters, edited and sent as a GET

@@ -448,10 +448,9 @@ function signinForm(block, ways) {
   choice.value = String(ways.indexOf(keptWay(ways, block) || firstWay(ways, block)));
   fields.replaceChildren(...wayFields(ways[choice.value], block));
   return el("form", {id: "api-signin-form", class: "signin-form", "aria-label": "Sign in",
-    onsubmit: (event) =>
-    signinSubmit(event, ways[choice.value], problem), oninput: () => {
-    problem.textContent = "";
-  }}, [el("label", {for: "api-signin-way"}, ["Sign in with"]), choice, fields, problem]);
+    onsubmit: (event) => signinSubmit(event, ways[choice.value], problem), oninput: () => {
+      problem.textContent = "";
+    }}, [el("label", {for: "api-signin-way"}, ["Sign in with"]), choice, fields, problem]);
 }
 
 // What the form keeps for this tab, so that a sign-out, a refused refresh or an expiry leaves
@@ -1117,7 +1116,12 @@ function grantNews(event) {
     (news.credential.refreshed || 0) > (mine.refreshed || 0)) {
     const {value, obtained, expires, who, refreshed} = news.credential, fresh = news.credential;
     list[at] = {...mine, value, obtained, expires, who, refreshed, refresh: fresh.refresh};
-    keepCredentials(list);
+    try {
+      keepCredentials(list);
+    } catch (error) {
+      signinNote("Another tab refreshed this sign-in, but " + error.message, true, false);
+      return;
+    }
     signedInAnew();
     state.handovers.get(mine.grant)?.();
   }
