@@ -5320,9 +5320,13 @@ function bearerCredential(base, token) {
   if (!token || headerProblem("Authorization", value)) {
     throw new Error("A token is Latin-1 text without control characters: paste it as given.");
   }
+  const expires = expiresAt(claims);
+  if (expires && expires <= Date.now()) {  // a sign-in that would never be one
+    throw new Error("This token has expired (its exp: " + new Date(expires).toISOString()
+      .slice(0, 19).replace("T", " ") + " UTC): paste a fresh one.");
+  }
   return {...base, place: "header", name: "Authorization", value, who: whoOf(claims),
-    obtained: typeof claims?.iat === "number" ? claims.iat * 1000 : Date.now(),
-    expires: expiresAt(claims)};
+    obtained: typeof claims?.iat === "number" ? claims.iat * 1000 : Date.now(), expires};
 }
 
 // An API key where its scheme says: a header, a query parameter, or a cookie, which the browser
@@ -5781,12 +5785,19 @@ function grantNews(event) {
 }
 
 // As the page loads: listen to the other tabs of this origin, hold this tab's sign-ins' locks,
-// and ask for any newer tokens of them (those handed over while this page was loading).
+// and ask for any newer tokens of them (those handed over while this page was not here to hear:
+// loading, on another site, or in the browser's back-forward cache).
 function shareSignins() {
   if (!window.BroadcastChannel) return;
   state.channel = new window.BroadcastChannel(CHANNEL_NAME);
   state.channel.addEventListener("message", grantNews);
   holdGrants();
+  askNewest();
+  window.addEventListener("pageshow", (event) => { if (event.persisted) askNewest(); });
+}
+
+// Ask the other tabs for newer tokens of each sign-in this tab has.
+function askNewest() {
   for (const one of credentials().filter((kept) => kept.grant)) {
     state.channel.postMessage({grant: one.grant, ask: one.refreshed || 0});
   }

@@ -10114,10 +10114,10 @@ _SIGNIN_STATES = {
         tab, "cookieKey: an API key in the cookie api_key")),
     "a refresh refused": ("oauth", "/things/", lambda tab, server: _refused_refresh(tab, server)),
     "a sign-in expired": ("flask-jwt-extended", "/me", lambda tab, _: (
-        _choose(tab, "jwt: a bearer token (JWT)"), tab.get_by_label("Token", exact=True).fill(
-            _jwt({"sub": "ann", "exp": 1})), tab.get_by_role("button", name="Sign in",
-                                                             exact=True).click(),
-        _expect(tab.locator("#api-signin summary")).to_have_text("Sign-in expired: ann"))),
+        _sign_in_with(tab, "jwt: a bearer token (JWT)", {"Token": _jwt({
+            "sub": "ann", "exp": int(time.time()) + 4})}),  # good for a few seconds
+        _expect(tab.locator("#api-signin summary")).to_have_text("Sign-in expired: ann",
+                                                                 timeout=10000))),
     "scopes a challenge adds": ("challenge-scopes", "/things/", lambda tab, _: _choose(
         tab, "oauth: OAuth 2.0, authorization code")),
     "Flask-HTTPAuth's plain-text 401": ("flask-httpauth-default", "/basic/", None),
@@ -11230,6 +11230,30 @@ class TestSigningIn:
                 _expect(one.locator("#api-signin summary")).to_have_text("Sign in")
                 assert _stored(one) is None
 
+    def test_browser_signin_a_tab_away_while_another_refreshed_takes_its_tokens_on_return(
+            self, chromium, oauth_server):
+        page = oauth_server.api_url + "/things/"
+        oauth_server.redirect_to(page)
+        reused = len(oauth_server.reused)
+        with _signin_tab(chromium, oauth_server.api_url) as (tab, _):
+            tab.goto("/things/")
+            _oauth_sign_in(tab, oauth_server)
+            _expect(tab.locator("#api-signin-status")).to_have_text(ANN_SIGNED_IN)
+            with tab.context.expect_page() as opened:
+                tab.evaluate("window.open(location.href)")
+            copy = opened.value
+            _expect(copy.locator("#api-signin summary")).to_have_text("Signed in: Ann (ann)")
+            copy.goto(oauth_server.issuer + "/.well-known/openid-configuration")  # away: deaf
+            tab.get_by_role("button", name="Refresh now").click()
+            _expect(tab.locator("#api-signin-status")).to_have_text("Refreshed.")
+            copy.goto(page)  # back, typed: it asks for what it missed, and gets it
+            _expect(copy.locator("#api-signin-list")).to_contain_text("refreshed 1 time")
+            assert _stored(copy) == _stored(tab)
+            copy.get_by_role("button", name="Refresh now").click()
+            _expect(copy.locator("#api-signin-status")).to_have_text("Refreshed.")
+            _expect(tab.locator("#api-signin-list")).to_contain_text("refreshed 2 times")
+            assert len(oauth_server.reused) == reused
+
     def test_browser_signin_oauth_client_credentials_at_the_token_endpoint(self, chromium,
                                                                            oauth_server):
         with _signin_tab(chromium, oauth_server.api_url) as (tab, posts):
@@ -11384,6 +11408,14 @@ class TestSigningIn:
             _expect(heading).to_have_text("Sign-in expired: ann")  # as the page is built again
             _expect(status).to_have_text("The sign-in with jwt has expired: sign in again.")
             _expect(tab.get_by_label("Token", exact=True)).to_be_visible()
+            tab.get_by_label("Token", exact=True).fill(token)  # the same again: no sign-in at all
+            tab.get_by_role("button", name="Sign in", exact=True).click()
+            exp = json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "=="))["exp"]
+            _expect(panel.get_by_role("alert")).to_have_text(
+                "This token has expired (its exp: {} UTC): paste a fresh one.".format(
+                    datetime.datetime.fromtimestamp(exp, datetime.timezone.utc).strftime(
+                        "%Y-%m-%d %H:%M:%S")))
+            _expect(heading).to_have_text("Sign-in expired: ann")
 
     def test_browser_signin_apiflask_documented_bearer_and_basic(self, chromium, signin_site):
         site = signin_site.serve(SIGNIN_APPS["apiflask"]())
