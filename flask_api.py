@@ -13,8 +13,8 @@ says what outside code may call in it:
     The page's body ...   the data as the page shows it (a big body a line an item), its links
     The page's context    BrowsableAPIRenderer: (request, response, data) in, what it shows out
     The page's responses  its template and CSP, its script and style as files a browser
-                          keeps (served by the middleware), a JSON response as the page,
-                          late headers, index
+                          keeps (served by the middleware), a JSON response (or a 401's
+                          challenge) as the page, late headers, index
     Streams               a view's generator sent as its items come: JSON, JSON Lines, NDJSON or
                           server-sent events (ServerSentEvent), and its page, shown live
     The application       FlaskAPI, set_parsers/set_renderers
@@ -1876,7 +1876,9 @@ _UNSHOWN_HEADERS = frozenset(["content-type", "content-length", "set-cookie"])
 def _as_page(response: Response, renderer: BrowsableAPIRenderer,
              media_type: MediaType) -> Response:
     """For a request that negotiated the page: a JSON response made by any view, as the
-    page; a 404 at the root, as the index of routes. Any other response stands."""
+    page; a 404 at the root, as the index of routes; a 401 of another type that asks for a
+    sign-in (WWW-Authenticate), as the page with its body as text. Any other response
+    stands."""
     if response.status_code == HTTP_404_NOT_FOUND and _wants_index():  # JSON 404s too
         return _index_page(renderer, media_type)
     if (response.mimetype == "application/json" and not response.direct_passthrough
@@ -1884,6 +1886,10 @@ def _as_page(response: Response, renderer: BrowsableAPIRenderer,
         return _json_page(response, renderer, media_type)
     if response.mimetype in _STREAM_TYPES:
         return _stream_page(response, renderer, media_type)
+    if (response.status_code == HTTP_401_UNAUTHORIZED and "WWW-Authenticate" in response.headers
+            and not response.direct_passthrough and not response.is_streamed
+            and "X-Flask-API-Page" not in response.headers):  # not the page already
+        return _challenge_page(response, renderer, media_type)
     return response
 
 
@@ -1904,6 +1910,22 @@ def _json_page(response: Response, renderer: BrowsableAPIRenderer,
     body = renderer.render(data, media_type, status=_status_line(code),
                            status_code=code, headers=headers, size=response.content_length)
     response.set_data(_page_bytes(body))
+    response.content_type = renderer.content_type
+    return _finish_rendered(response, renderer, headers)
+
+
+def _challenge_page(response: Response, renderer: BrowsableAPIRenderer,
+                    media_type: MediaType) -> Response:
+    """The page shown in place of a 401 that is not JSON but asks for a sign-in (its
+    WWW-Authenticate: Flask-HTTPAuth's default "Unauthorized Access", werkzeug's HTML
+    401): its body as the text it came as, its own Content-Type listed, and the sign-in
+    panel for its challenges."""
+    text = response.get_data().decode("utf-8", "replace")
+    headers = [(name, value) for name, value in response.headers
+               if name.lower() not in ("content-length", "set-cookie")]
+    context = renderer.get_context(text, HTTP_401_UNAUTHORIZED, headers)
+    context.update(body=text, body_html=_linked_body(text), content="")
+    response.set_data(_page_bytes(renderer.render_context(context)))
     response.content_type = renderer.content_type
     return _finish_rendered(response, renderer, headers)
 
@@ -4671,7 +4693,8 @@ _PAGE_SCRIPT = r"""
 //   The script's state, and a DOM builder   state, the one object it keeps; el(), counted()
 //   Request headers     the headers panel: headers kept for this tab, checked, added, removed
 //   Signing in          the sign-in panel: the API's schemes offered, a credential kept for
-//                       this tab like the headers; OAuth 2.0 (PKCE), refresh, sign-out
+//                       this tab like the headers; OAuth 2.0 (PKCE), refresh (shared by the
+//                       tabs of a sign-in), sign-out
 //   Requests            send() and what calls it: links, the request form, navigation
 //   Coming back         reloads, Back and Forward, pages another site sent the user to
 //   The query form      this URL's parameters, edited and sent as a GET
@@ -4699,10 +4722,15 @@ const state = {
   stream: null,  // the stream shown live: see streamLive()
   parsed: false,  // this page's tools are built (a stream's page: as its items begin)
   signinOpen: false,  // the sign-in panel stays open across page swaps
+  signinFormOpen: false,  // so does its form, unfolded under the credentials signed in with
+  expiredSaid: new Set(),  // the credentials whose expiry the panel has said (their values)
   signinSaid: null,  // what the next sign-in panel says first: {text, error}
   signinClock: 0,  // the panel's clock, which counts down and refreshes: see signinTick()
   refreshing: null,  // the refresh under way, a promise: one at a time
   unrefreshed: "",  // a token whose refresh could not reach the server: tried again on demand
+  channel: null,  // the BroadcastChannel to the other tabs of this origin: see shareSignins()
+  held: new Map(),  // the Web Locks this tab holds for its sign-ins: name to {release, held}
+  handovers: new Map(),  // a sign-in's grant to the call that takes another tab's newer tokens
   landing: null,  // an authorization server's answer in the URL the page loaded: landedAnswer()
 };
 
@@ -4826,6 +4854,13 @@ function addHeaderForm(list) {
 
 const SIGNIN_KEY = "flask-api-signin";  // sessionStorage: the credentials, [credential, ...]
 const PENDING_KEY = "flask-api-signin-pending";  // sessionStorage: a sign-in gone to a server
+const FORM_KEY = "flask-api-signin-form";  // sessionStorage: the way chosen, each one's client ID
+// The tabs of one sign-in (see sharedRefresh()): a BroadcastChannel of this origin, and Web Locks
+// "flask-api-signin <grant> <refreshes>" (held, shared, by each tab at that refresh of it) and
+// "flask-api-refresh <grant>" (held by the tab refreshing it).
+const CHANNEL_NAME = "flask-api-signin";
+const GRANT_LOCK = "flask-api-signin ", REFRESH_LOCK = "flask-api-refresh ";
+const HANDOVER_MS = 10000;  // how long a tab waits for another's newer tokens before giving up
 // An authorization server's answer (RFC 6749, 4.1.2; RFC 9207's iss): what leaves the URL.
 const ANSWER_PARAMS = ["code", "state", "error", "error_description", "error_uri", "iss",
   "session_state"];
@@ -4869,8 +4904,22 @@ function keepCredentials(list) {
     if (one.place === "cookie" && !list.some((kept) => kept.place === "cookie" &&
       kept.name === one.name)) document.cookie = one.name + "=; Path=/; Max-Age=0";
   }
-  if (list.length) sessionStorage.setItem(SIGNIN_KEY, JSON.stringify(list));
+  if (list.length) store(SIGNIN_KEY, JSON.stringify(list));
   else sessionStorage.removeItem(SIGNIN_KEY);
+  return holdGrants();
+}
+
+// Keep a value in this tab's storage; where the browser will not, why, in words.
+function store(key, value) {
+  try {
+    sessionStorage.setItem(key, value);
+  } catch (error) {
+    throw new Error(error.name === "QuotaExceededError" ? "this tab's storage for this site " +
+      "is full (what the site's pages keep in it), so the sign-in could not be kept: sign in " +
+      "from a new tab, or clear the site's data in the browser's settings." : "this browser " +
+      "keeps nothing for this tab (" + error.message + "), so the sign-in could not be kept.",
+    {cause: error});
+  }
 }
 
 // Keep a new credential in place of the one of its scheme, or the one sent where it goes.
@@ -5116,42 +5165,78 @@ function firstWay(ways, block) {
     usable.find((way) => needed.includes(way.name)) || usable[0] || ways[0];
 }
 
-// The scopes to ask for at first: those the method shown needs of the scheme, a challenge's.
+// The scopes to ask for at first: those the method shown needs of the scheme, then those the
+// answer's bearer challenges ask for besides ({scopes, fromAnswer}: see mergedScopes).
 function wantedScopes(way, block) {
-  const wanted = shownNeeds(block).flatMap((one) => Array.isArray(one?.[way.name]) ?
+  const needed = shownNeeds(block).flatMap((one) => Array.isArray(one?.[way.name]) ?
     one[way.name] : []);
-  for (const challenge of block.challenges) {
-    const scope = challenge.params?.scope;
-    if (typeof scope === "string") wanted.push(...scope.split(" "));
-  }
-  return wanted;
+  const challenged = block.challenges.flatMap((challenge) => challenge.scheme.toLowerCase() ===
+    "bearer" && typeof challenge.params?.scope === "string" ? challenge.params.scope.split(" ") :
+    []);
+  return mergedScopes(needed, challenged);
+}
+
+// The document's scopes and a challenge's, each once, in that order: {scopes, fromAnswer (those
+// only the challenge asks for)}.
+function mergedScopes(needed, challenged) {
+  const scopes = Array.from(new Set(needed.concat(challenged).filter(Boolean)));
+  return {scopes, fromAnswer: scopes.filter((scope) => !needed.includes(scope))};
 }
 
 // The sign-in panel: how this tab stands (signed in as whom, until when; a sign-in waiting for
 // its answer), what the answer shown asks for, what each method needs, and the form.
 function signinPanel() {
   const section = document.getElementById("api-signin"), block = authBlock();
-  const list = credentials(), said = state.signinSaid;
+  const list = credentials(), said = state.signinSaid, live = liveCredentials(list);
   clearInterval(state.signinClock);
   if (!section || !block && !list.length) return;
   scrubKeys();
   state.signinSaid = null;
   const details = el("details", {ontoggle: () => { state.signinOpen = details.open; }}, [
-    el("summary", {}, [list.length ? "Signed in: " + list.map((one) => one.who || one.scheme)
-      .join(", ") : "Sign in"]),
-    el("p", {id: "api-signin-status", class: said?.error ? "hint error" : "hint",
-      tabindex: "-1"}, [said ? said.text : list.length ? "Signed in with " + list.map((one) =>
-      one.scheme).join(" and ") + "." : "Not signed in."]),
+    el("summary", {}, [signinHeading(list)]),
+    el("p", {id: "api-signin-status", class: said?.error || !said && list.length > live.length ?
+      "hint error" : "hint", tabindex: "-1"}, [said ? said.text : standing(list)]),
     signedInList(), ...waitingLine(), ...block ? askedFor(block) : []]);
   const ways = block ? signinWays(block) : [];
-  if (ways.length) details.append(signinForm(block, ways));
-  const refused = document.querySelector("pre.response[data-error]") && block && !list.length &&
+  const refused = document.querySelector("pre.response[data-error]") && block && !live.length &&
     shownNeeds(block).every((one) => Object.keys(one || {}).length);  // [] too: some() is not
+  if (ways.length) {  // signed in, and nothing asked for: the form folded away under the list
+    const form = signinForm(block, ways);
+    form.hidden = live.length > 0 && !block.challenges.length && !refused && !state.signinFormOpen;
+    details.append(...live.length ? [el("button", {type: "button", class: "signin-again",
+      "aria-controls": form.id, "aria-expanded": String(!form.hidden), onclick: (event) => {
+        form.hidden = !form.hidden;
+        state.signinFormOpen = !form.hidden;
+        event.currentTarget.setAttribute("aria-expanded", String(!form.hidden));
+      }}, ["Sign in again, or another way"])] : [], form);
+  }
   details.open = state.signinOpen || Boolean(said || block?.challenges.length || refused);
   section.replaceChildren(details);
   section.hidden = false;
-  section.classList.toggle("active", list.length > 0);
+  section.classList.toggle("active", live.length > 0);
   if (list.some((one) => one.expires)) state.signinClock = setInterval(signinTick, 1000);
+}
+
+// The credentials that are not past their expiry (whether or not the API still takes them).
+function liveCredentials(list) {
+  const now = Date.now();
+  return list.filter((one) => !one.expires || one.expires > now);
+}
+
+// The panel's heading: "Signed in: Ann (ann)", "Sign-in expired: ann", or "Sign in".
+function signinHeading(list) {
+  const live = liveCredentials(list), whom = (some) => some.map((one) => one.who || one.scheme)
+    .join(", ");
+  return live.length ? "Signed in: " + whom(live) : list.length ? "Sign-in expired: " +
+    whom(list) : "Sign in";
+}
+
+// How this tab stands, in a sentence: signed in with what, expired, or not signed in.
+function standing(list) {
+  const live = liveCredentials(list), schemes = (some) => some.map((one) => one.scheme)
+    .join(" and ");
+  return live.length ? "Signed in with " + schemes(live) + "." : list.length ? "The sign-in " +
+    "with " + schemes(list) + " has expired: sign in again." : "Not signed in.";
 }
 
 // The credentials signed in with: each one's scheme, whom it is for, where it goes (masked), its
@@ -5200,16 +5285,47 @@ function askedFor(block) {
 function signinForm(block, ways) {
   const fields = el("div"), problem = el("p", {class: "hint error", role: "alert"});
   const choice = el("select", {id: "api-signin-way", onchange: () => {
+    rememberForm(ways[choice.value]);
     fields.replaceChildren(...wayFields(ways[choice.value], block));
     problem.textContent = "";
   }}, ways.map((way, index) => el("option", {value: String(index)}, [way.name + ": " +
     way.words])));
-  choice.value = String(ways.indexOf(firstWay(ways, block)));
+  choice.value = String(ways.indexOf(keptWay(ways, block) || firstWay(ways, block)));
   fields.replaceChildren(...wayFields(ways[choice.value], block));
-  return el("form", {class: "signin-form", "aria-label": "Sign in", onsubmit: (event) =>
-    signinSubmit(event, ways[choice.value], problem), oninput: () => {
-    problem.textContent = "";
-  }}, [el("label", {for: "api-signin-way"}, ["Sign in with"]), choice, fields, problem]);
+  return el("form", {id: "api-signin-form", class: "signin-form", "aria-label": "Sign in",
+    onsubmit: (event) => signinSubmit(event, ways[choice.value], problem), oninput: () => {
+      problem.textContent = "";
+    }}, [el("label", {for: "api-signin-way"}, ["Sign in with"]), choice, fields, problem]);
+}
+
+// What the form keeps for this tab, so that a sign-out, a refused refresh or an expiry leaves
+// nothing to retype but a secret: {way: the way last chosen (wayId), clients: {wayId: client ID}}.
+function formMemory() {
+  let kept;
+  try { kept = JSON.parse(sessionStorage.getItem(FORM_KEY)); } catch { kept = null; }
+  return {way: typeof kept?.way === "string" ? kept.way : "", clients: kept?.clients &&
+    typeof kept.clients === "object" && !Array.isArray(kept.clients) ? kept.clients : {}};
+}
+
+// A way's name in the form's memory: its scheme's name and its flow (or type).
+function wayId(way) {
+  return way.name + " " + way.key;
+}
+
+// Keep the way chosen, and the client ID given for it (never a secret); a full storage keeps
+// nothing, and the form starts as the answer asks.
+function rememberForm(way, client) {
+  const memory = formMemory();
+  memory.way = wayId(way);
+  if (typeof client === "string") memory.clients[wayId(way)] = client;
+  try { sessionStorage.setItem(FORM_KEY, JSON.stringify(memory)); } catch { /* see above */ }
+}
+
+// The way this tab chose last, where the page takes it and it answers what the answer asks.
+function keptWay(ways, block) {
+  const challenged = block.challenges.map((one) => one.scheme.toLowerCase()), kept = formMemory();
+  return ways.find((way) => !way.why && wayId(way) === kept.way && (!challenged.length ||
+    challenged.includes(wayAnswers(way)))) || null;
 }
 
 // A labelled input of the sign-in form.
@@ -5243,24 +5359,32 @@ function wayFields(way, block) {
 
 // An OAuth client's fields: its ID (its secret too, for client credentials), and the scopes.
 function clientFields(way, block) {
-  const parts = signinField("client_id", "Client ID", {required: "", autocomplete: "off"});
+  const parts = signinField("client_id", "Client ID", {required: "", autocomplete: "off",
+    value: String(formMemory().clients[wayId(way)] || "")});
   if (way.key === "clientCredentials") {
     parts.push(...signinField("client_secret", "Client secret", {type: "password",
       autocomplete: "off", required: ""}));
   }
-  const wanted = wantedScopes(way, block), scopes = Object.entries(way.flow?.scopes || {});
+  const {scopes: wanted, fromAnswer} = wantedScopes(way, block);
+  const described = way.flow?.scopes && typeof way.flow.scopes === "object" ? way.flow.scopes : {};
+  const scopes = Object.entries(described).concat(fromAnswer.filter((scope) =>
+    !Object.hasOwn(described, scope)).map((scope) => [scope, ""]));
+  const asked = fromAnswer.length ? [el("p", {id: "api-signin-scopes-asked", class: "hint"}, [
+    "This answer's challenge asks for " + fromAnswer.join(" ") + ", besides what the API's " +
+    "document says this method needs."])] : [];
+  const describedBy = asked.length ? {"aria-describedby": "api-signin-scopes-asked"} : {};
   if (!way.flow) {  // OpenID Connect: the provider's scopes, "openid" among them
-    parts.push(...signinField("scope", "Scopes, separated by spaces", {value: ["openid"]
-      .concat(wanted.filter((scope) => scope !== "openid")).join(" ")}));
+    parts.push(...signinField("scope", "Scopes, separated by spaces", {value: mergedScopes(
+      ["openid"], wanted).scopes.join(" "), ...describedBy}), ...asked);
   } else if (scopes.length) {
-    parts.push(el("fieldset", {class: "scopes"}, [el("legend", {}, ["Scopes"])].concat(
-      scopes.map(([scope, text], index) => {
+    parts.push(el("fieldset", {class: "scopes", ...describedBy}, [el("legend", {}, ["Scopes"])]
+      .concat(scopes.map(([scope, text], index) => {
         const box = el("input", {type: "checkbox", id: "api-signin-scope-" + index,
           name: "scope", value: scope});
         box.checked = wanted.includes(scope);
         return el("div", {}, [box, el("label", {for: box.id}, [scope + (text ? ": " + text :
-          "")])]);
-      }))));
+          "") + (fromAnswer.includes(scope) ? " (asked for by this answer)" : "")])]);
+      }), asked)));
   }
   return way.code ? parts.concat([el("p", {class: "hint"}, ["You sign in at the authorization " +
     "server, which sends you back to this page (its redirect URI: " + here() + ")."])]) : parts;
@@ -5272,6 +5396,13 @@ function signinTick() {
     clock.textContent = clockText(Number(clock.dataset.expires) - Date.now());
   }
   refreshDue();
+  const expired = credentials().filter((one) => one.expires && one.expires <= Date.now() &&
+    !state.expiredSaid.has(one.value));
+  for (const one of expired) state.expiredSaid.add(one.value);
+  if (expired.length) {
+    signedInAnew();
+    signinNote(standing(credentials()), true, false);
+  }
 }
 
 // Say something in the panel (an error in its colour) and to screen readers, without building
@@ -5289,9 +5420,17 @@ function signinNote(text, error, focus) {
 
 // The credentials' list anew (after a refresh), focus kept in the panel if it was in the list.
 function signedInAnew() {
-  const old = document.getElementById("api-signin-list");
-  const focused = old?.contains(document.activeElement);
+  const old = document.getElementById("api-signin-list"), list = credentials();
+  const focused = old?.contains(document.activeElement), section = old?.closest("#api-signin");
   old?.replaceWith(signedInList());
+  if (!section) return;
+  section.querySelector("summary").textContent = signinHeading(list);
+  section.classList.toggle("active", liveCredentials(list).length > 0);
+  const fold = section.querySelector(".signin-again"), form = section.querySelector(".signin-form");
+  if (fold && !liveCredentials(list).length) {  // nothing to fold the form under any more
+    fold.remove();
+    if (form) form.hidden = false;
+  }
   if (focused) document.getElementById("api-signin-status")?.focus();
 }
 
@@ -5328,6 +5467,7 @@ async function signinSubmit(event, way, problem) {
 // The credential a way's fields make; null where the way goes to an authorization server.
 async function wayCredential(way, fields) {
   const base = {scheme: way.name, words: way.words, who: ""};
+  rememberForm(way);
   const http = way.key === "http" && String(way.scheme.scheme).toLowerCase();
   if (http === "basic") {
     return {...base, place: "header", name: "Authorization", who: fields.username.value,
@@ -5335,9 +5475,10 @@ async function wayCredential(way, fields) {
   }
   if (http === "bearer") return bearerCredential(base, fields.token.value.trim());
   if (way.key === "apiKey") return keyCredential(base, way.scheme, fields.key.value);
-  const client = fields.client_id.value.trim(), scope = Array.from(fields).filter((input) =>
-    input.name === "scope" && (input.type !== "checkbox" || input.checked)).flatMap((input) =>
-    input.value.split(" ")).filter(Boolean).join(" ");
+  const client = fields.client_id.value.trim(), scope = mergedScopes(Array.from(fields).filter(
+    (input) => input.name === "scope" && (input.type !== "checkbox" || input.checked)).flatMap(
+    (input) => input.value.split(" ")), []).scopes.join(" ");  // each once
+  rememberForm(way, client);
   if (way.key === "clientCredentials") {
     return tokenCredential({...base, who: client, refresh: null}, await tokenRequest(
       way.flow.tokenUrl, {grant_type: "client_credentials", scope}, basicCredential(
@@ -5371,9 +5512,13 @@ function bearerCredential(base, token) {
   if (!token || headerProblem("Authorization", value)) {
     throw new Error("A token is Latin-1 text without control characters: paste it as given.");
   }
+  const expires = expiresAt(claims);
+  if (expires && expires <= Date.now()) {  // a sign-in that would never be one
+    throw new Error("This token has expired (its exp: " + new Date(expires).toISOString()
+      .slice(0, 19).replace("T", " ") + " UTC): paste a fresh one.");
+  }
   return {...base, place: "header", name: "Authorization", value, who: whoOf(claims),
-    obtained: typeof claims?.iat === "number" ? claims.iat * 1000 : Date.now(),
-    expires: expiresAt(claims)};
+    obtained: typeof claims?.iat === "number" ? claims.iat * 1000 : Date.now(), expires};
 }
 
 // An API key where its scheme says: a header, a query parameter, or a cookie, which the browser
@@ -5403,7 +5548,8 @@ function tokenCredential(base, tokens) {
   }
   return {...base, place: "header", name: "Authorization", value, obtained: now,
     expires: lifetime > 0 ? now + lifetime * 1000 : expiresAt(claims), who: whoOf(claims) ||
-    base.who, refresh: base.refresh && token ? {...base.refresh, token} : null};
+    base.who, refresh: base.refresh && token ? {...base.refresh, token} : null,
+    grant: base.grant || (base.refresh && token ? randomToken() : "")};
 }
 
 // A URL this page may send a secret to (a token endpoint, a discovery document): http(s), on
@@ -5434,8 +5580,12 @@ async function tokenRequest(url, fields, secret) {
       Object.entries(fields).filter((field) => field[1])), credentials: "omit", cache:
       "no-store", redirect: "error", referrerPolicy: "no-referrer"});
   } catch (error) {
-    throw new Error("the token endpoint " + endpoint.origin + " could not be reached (" +
-      error.message + ").", {cause: error});
+    throw new Error(await unreachable(endpoint) ? "the token endpoint " + endpoint.origin +
+      " could not be reached (" + error.message + ")." : "the token endpoint " +
+      endpoint.origin + " does not let this page read its answers: it refuses this page's " +
+      "origin (CORS). Its server must allow " + window.location.origin + " (the header " +
+      "Access-Control-Allow-Origin: " + window.location.origin + ", and Authorization among " +
+      "Access-Control-Allow-Headers).", {cause: error});
   }
   try { answer = await response.json(); } catch { answer = {}; }
   if (!response.ok || typeof answer?.error === "string") {
@@ -5448,6 +5598,19 @@ async function tokenRequest(url, fields, secret) {
     throw new Error("the token endpoint gave no bearer token, the only kind this page sends.");
   }
   return answer;
+}
+
+// Whether an endpoint whose answer this page could not read is unreachable (true), or answers
+// but not to this page's origin (CORS): a request that does not read the answer, and so needs no
+// CORS (no-cors), says which. It carries nothing: no body, no credential, no cookie.
+async function unreachable(endpoint) {
+  try {
+    await fetch(endpoint.href, {mode: "no-cors", credentials: "omit", cache: "no-store",
+      referrerPolicy: "no-referrer"});
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 // An OpenID Connect provider's metadata, read from the scheme's discovery URL as a sign-in needs
@@ -5475,8 +5638,9 @@ async function discover(scheme) {
 async function tokenURLs(name, key) {
   const scheme = authBlock()?.schemes.get(name);
   if (scheme?.type === "openIdConnect") {
-    const metadata = await discover(scheme);
-    return {token: metadata.token_endpoint, refresh: metadata.token_endpoint};
+    const metadata = await discover(scheme), scopes = metadata.scopes_supported;
+    return {token: metadata.token_endpoint, refresh: metadata.token_endpoint, offline:
+      Array.isArray(scopes) && scopes.includes("offline_access")};
   }
   const flow = scheme?.flows && Object.hasOwn(scheme.flows, key) ? scheme.flows[key] : null;
   if (!flow?.tokenUrl) throw new Error("the API's document names its token URL no more.");
@@ -5520,15 +5684,17 @@ async function authorize(way, client, scope) {
   if (!(metadata?.code_challenge_methods_supported || ["S256"]).includes("S256")) {
     throw new Error("The provider does not take PKCE's S256, which this page needs.");
   }
+  const offline = Boolean(metadata) && scope.split(" ").includes("offline_access");
   const verifier = randomToken(), pending = {state: randomToken(), verifier, client,
-    nonce: metadata ? randomToken() : "", scheme: way.name, key: way.key, words: way.words,
+    nonce: metadata ? randomToken() : "", scheme: way.name, key: way.key, words: way.words, scope,
     issuer: metadata ? String(metadata.issuer) : "", redirect: here(),
     back: withoutKeys(window.location.href)};
   const url = authorizationURL(metadata ? metadata.authorization_endpoint :
     way.flow.authorizationUrl, {response_type: "code", client_id: client, scope,
     redirect_uri: pending.redirect, state: pending.state, code_challenge: await
-    pkceChallenge(verifier), code_challenge_method: "S256", nonce: pending.nonce});
-  sessionStorage.setItem(PENDING_KEY, JSON.stringify(pending));
+    pkceChallenge(verifier), code_challenge_method: "S256", nonce: pending.nonce,
+    prompt: offline ? "consent" : ""});  // OpenID Connect Core 1.0, 11: offline access asks
+  store(PENDING_KEY, JSON.stringify(pending));
   window.location.assign(url);
 }
 
@@ -5618,7 +5784,11 @@ async function tradeCode({answer, pending, problem}) {
       const credential = tokenCredential({scheme: pending.scheme, words: pending.words, who:
         pending.client, refresh: {url: urls.refresh, client: pending.client}}, tokens);
       addCredential(credential);
-      said = "Signed in with " + pending.scheme + " as " + credential.who + ".";
+      said = "Signed in with " + pending.scheme + " as " + credential.who + "." + (urls.offline &&
+        !credential.refresh ? " No refresh token came with it, so this sign-in ends when its " +
+        "token expires: " + (String(pending.scope).split(" ").includes("offline_access") ?
+        "the provider gave none for offline_access either." : "this provider gives one for " +
+        "the scope offline_access, which you may add to the scopes.") : "");
     } catch (error) {
       said = "Not signed in: " + error.message;
     }
@@ -5649,32 +5819,180 @@ async function refreshNow(credential) {
   else document.getElementById("api-signin-status")?.focus();  // why not, said by refresh()
 }
 
+// Refresh a credential (true: its tokens are fresh), one tab of its sign-in at a time.
+function refresh(credential) {
+  return credential.grant && navigator.locks ? sharedRefresh(credential) :
+    refreshHere(credential);
+}
+
 // Trade a credential's refresh token for new tokens and the refresh token that comes with them
-// (true); refused, that sign-in ends. Unreachable, it stays till it expires.
-async function refresh(credential) {
+// (true), and hand them to the other tabs of its sign-in; refused, that sign-in ends (here and
+// there). Unreachable, it stays till it expires.
+async function refreshHere(credential) {
   const {url, client, token} = credential.refresh;
   let tokens;
   try {
     tokens = await tokenRequest(url, {grant_type: "refresh_token", refresh_token: token,
       client_id: client});
   } catch (error) {
+    const said = error.refused ? "Signed out of " + credential.scheme + ": " + error.message +
+      (await othersHold(credential.grant) ? " Another tab of this page is signed in with it " +
+      "too, and may have used its refresh token, which is used once." : "") + " Sign in again." :
+      "Not refreshed: " + error.message;
     if (error.refused) {
       keepCredentials(credentials().filter((one) => one.value !== credential.value));
+      state.channel?.postMessage({grant: credential.grant, refused: said});
       signedInAnew();
     } else state.unrefreshed = credential.value;  // not each second, nor each request
-    signinNote((error.refused ? "Signed out of " + credential.scheme + ": " : "Not refreshed: ") +
-      error.message + (error.refused ? " A refresh token is used once: another tab of this " +
-      "page, which starts with a copy of this one's sign-in, may have used it. Sign in again." :
-      ""), true, false);
+    signinNote(said, true, false);
     return false;
   }
   const list = credentials(), at = list.findIndex((one) => one.value === credential.value);
   if (at >= 0) {
     list[at] = tokenCredential({...credential, refreshed: (credential.refreshed || 0) + 1}, tokens);
-    keepCredentials(list);
+    try {
+      await keepCredentials(list);  // its lock held before the refresh's is let go
+    } catch (error) {
+      signinNote("Refreshed, but " + error.message, true, false);
+      return false;
+    }
+    if (list[at].grant) state.channel?.postMessage({grant: list[at].grant, credential: list[at]});
   }
   signedInAnew();
   return at >= 0;
+}
+
+// Tabs that share a sign-in. A tab opened from this one starts with a copy of its sign-in, the
+// same refresh token in it, and a provider that rotates refresh tokens takes each once: one
+// presented again may revoke the whole sign-in (RFC 9700, 4.14.2). So the tabs of a sign-in (its
+// `grant`, made as it begins) refresh it one at a time, under a Web Lock; the one that refreshed
+// hands the new tokens to the others (BroadcastChannel: this origin's tabs only); and each holds
+// a shared lock named for the refresh it is at, which tells a tab that missed the news (it was
+// loading) that its refresh token is spent, and to ask for the newer one.
+
+// Refresh a credential's sign-in under its lock: where another tab refreshed it meanwhile, its
+// tokens (handed over, or asked for) serve; else this tab refreshes it.
+function sharedRefresh(credential) {
+  return navigator.locks.request(REFRESH_LOCK + credential.grant, async () => {
+    let kept = ownGrant(credential.grant);
+    const newest = await newestRefresh(credential.grant);
+    if (kept && newest > (kept.refreshed || 0)) kept = await handedOver(kept, newest);
+    if (!kept) return false;
+    return kept.refresh?.token !== credential.refresh.token || refreshHere(kept);
+  });
+}
+
+// This tab's credential of a sign-in (its grant), if it still has it.
+function ownGrant(grant) {
+  return credentials().find((one) => one.grant === grant) || null;
+}
+
+// The newest refresh any tab of this origin is at for a sign-in, from the locks they hold.
+async function newestRefresh(grant) {
+  const held = (await navigator.locks.query()).held || [];
+  return Math.max(0, ...held.filter((lock) => lock.name.startsWith(GRANT_LOCK + grant + " "))
+    .map((lock) => Number(lock.name.split(" ").pop()) || 0));
+}
+
+// Whether another tab holds this sign-in too (its lock, besides this tab's).
+async function othersHold(grant) {
+  if (!grant || !navigator.locks) return false;
+  const held = (await navigator.locks.query()).held || [];
+  return held.filter((lock) => lock.name.startsWith(GRANT_LOCK + grant + " ")).length > 1;
+}
+
+// This tab's credential once another tab has handed over its newer tokens (asked for now);
+// null where none does in time, and this tab does not refresh it: its refresh token is spent.
+function handedOver(kept, newest) {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      state.handovers.delete(kept.grant);
+      state.unrefreshed = kept.value;
+      signinNote("Not refreshed: another tab of this page refreshed this sign-in and has not " +
+        "handed its tokens over. Refresh now tries again.", true, false);
+      resolve(null);
+    }, HANDOVER_MS);
+    state.handovers.set(kept.grant, () => {
+      const fresh = ownGrant(kept.grant);
+      if (fresh && (fresh.refreshed || 0) < newest) return;
+      clearTimeout(timer);
+      state.handovers.delete(kept.grant);
+      resolve(fresh);
+    });
+    state.channel?.postMessage({grant: kept.grant, ask: kept.refreshed || 0});
+  });
+}
+
+// Hold the lock of each sign-in this tab has at the refresh it is at (and no other): resolved
+// once they are held.
+function holdGrants() {
+  if (!navigator.locks) return Promise.resolve();
+  const names = new Set(credentials().filter((one) => one.grant).map((one) => GRANT_LOCK +
+    one.grant + " " + (one.refreshed || 0)));
+  for (const [name, lock] of state.held) {
+    if (!names.has(name)) {
+      lock.release();
+      state.held.delete(name);
+    }
+  }
+  return Promise.all(Array.from(names, (name) => {
+    if (!state.held.has(name)) {
+      let release, granted;
+      const kept = new Promise((resolve) => { release = resolve; });
+      const held = new Promise((resolve) => { granted = resolve; });
+      navigator.locks.request(name, {mode: "shared"}, () => { granted(); return kept; });
+      state.held.set(name, {release, held});
+    }
+    return state.held.get(name).held;
+  }));
+}
+
+// News of a sign-in from another tab of this origin: its newer tokens, kept; its refusal, a
+// sign-out here too; a tab asking for the newest, answered where this one has newer.
+function grantNews(event) {
+  const news = event.data, list = credentials();
+  const at = typeof news?.grant === "string" ? list.findIndex((one) => one.grant && one.grant ===
+    news.grant) : -1, mine = list[at];
+  if (!mine) return;
+  if (typeof news.ask === "number" && (mine.refreshed || 0) > news.ask) {
+    state.channel.postMessage({grant: mine.grant, credential: mine});
+  } else if (typeof news.refused === "string") {
+    keepCredentials(list.filter((one) => one !== mine));
+    signedInAnew();
+    signinNote(news.refused.replace(/^Signed out of \S+: /, "Signed out of " + mine.scheme +
+      " in another tab: "), true, false);
+  } else if (news.credential && typeof news.credential.value === "string" &&
+    (news.credential.refreshed || 0) > (mine.refreshed || 0)) {
+    const {value, obtained, expires, who, refreshed} = news.credential, fresh = news.credential;
+    list[at] = {...mine, value, obtained, expires, who, refreshed, refresh: fresh.refresh};
+    try {
+      keepCredentials(list);
+    } catch (error) {
+      signinNote("Another tab refreshed this sign-in, but " + error.message, true, false);
+      return;
+    }
+    signedInAnew();
+    state.handovers.get(mine.grant)?.();
+  }
+}
+
+// As the page loads: listen to the other tabs of this origin, hold this tab's sign-ins' locks,
+// and ask for any newer tokens of them (those handed over while this page was not here to hear:
+// loading, on another site, or in the browser's back-forward cache).
+function shareSignins() {
+  if (!window.BroadcastChannel) return;
+  state.channel = new window.BroadcastChannel(CHANNEL_NAME);
+  state.channel.addEventListener("message", grantNews);
+  holdGrants();
+  askNewest();
+  window.addEventListener("pageshow", (event) => { if (event.persisted) askNewest(); });
+}
+
+// Ask the other tabs for newer tokens of each sign-in this tab has.
+function askNewest() {
+  for (const one of credentials().filter((kept) => kept.grant)) {
+    state.channel.postMessage({grant: one.grant, ask: one.refreshed || 0});
+  }
 }
 
 // Sign out of a credential: forgotten (its cookie too), and no sign-in left waiting for an
@@ -7852,6 +8170,7 @@ function start() {
   window.addEventListener("popstate", wentBack);
   window.addEventListener("pageshow", cameBack);
   window.addEventListener("message", refuseMessage);
+  shareSignins();
   document.documentElement.classList.add("enhanced");  // the note of files not loaded stays hidden
 }
 

@@ -812,6 +812,9 @@ def _choose(tab, way):
     """Open the sign-in panel if it is closed, and choose a way to sign in (its label)."""
     if tab.locator("#api-signin details[open]").count() == 0:
         tab.locator("#api-signin summary").click()
+    folded = tab.locator('#api-signin .signin-again[aria-expanded="false"]')  # signed in
+    if folded.count():
+        folded.click()
     tab.get_by_label("Sign in with").select_option(label=way)
 
 
@@ -9580,6 +9583,22 @@ def _httpauth_app(browsable=True):
     return _finish(app, browsable)
 
 
+def _httpauth_default_app(flask_class=Flask, browsable=True):
+    """Flask-HTTPAuth as its README sets it up, its own error handler left as it is: /basic/
+    behind HTTP Basic (realm "Things"), whose 401 is the plain text "Unauthorized Access"
+    with its WWW-Authenticate; on a plain Flask app (BrowsableAPI) or a FlaskAPI one."""
+    httpauth = _optional("flask_httpauth")
+    app = flask_class("httpauth_default_app")
+    basic = httpauth.HTTPBasicAuth(realm="Things")
+    basic.verify_password(_signed_in)
+
+    @app.route("/basic/")
+    @basic.login_required
+    def default_basic_things():
+        return jsonify(user=basic.current_user())
+    return _finish(app, browsable and flask_class is Flask)
+
+
 def _jwt_app(browsable=True, expires=datetime.timedelta(minutes=15)):
     """Flask-JWT-Extended on a plain Flask app wrapped with BrowsableAPI: POST /login with
     a JSON username and password answers an access token that expires after ``expires``;
@@ -9744,6 +9763,10 @@ def _api_key_app(browsable=True):
 #: The apps the page's sign-in is tried against, by name: serve one with
 #: ``signin_site.serve(SIGNIN_APPS[name]())``.
 SIGNIN_APPS = {"flask-httpauth": _httpauth_app, "flask-jwt-extended": _jwt_app,
+               "flask-httpauth-default": _httpauth_default_app,
+               "challenge-scopes": functools.partial(  # a challenge that asks for more
+                   _secured_app, security=({"oauth": ["read"]},),
+                   challenge=['Bearer realm="things", scope="read admin"']),
                "apiflask": _apiflask_auth_app, "flask-smorest": _smorest_auth_app,
                "flask-login": _login_app,
                "flask-login-401": functools.partial(_login_app, login_view=False),
@@ -9852,6 +9875,7 @@ class _OAuthToken:
         self.access_token, self.refresh_token = token["access_token"], token.get("refresh_token")
         self.scope, self.expires_in = token.get("scope", ""), token["expires_in"]
         self.issued_at, self.revoked = time.time(), False
+        self.grant = None  # what each token of one sign-in shares, however often refreshed
 
     def check_client(self, client):
         return client.get_client_id() == self.client.get_client_id()
@@ -9923,6 +9947,7 @@ class _OAuthState:
                                          ["client_credentials"], "things:read things:write")}
         self.codes = {}  # code: _OAuthCode
         self.tokens = {}  # access or refresh token: _OAuthToken
+        self.reused = []  # the grants revoked because a refresh token came back: `revoke_grant`
 
     def redirect_to(self, url):
         """Let the page at ``url`` receive authorization responses (an exact match, as
@@ -9931,14 +9956,26 @@ class _OAuthState:
 
     def save_token(self, token, request):
         saved = _OAuthToken(request.client, request.user, token)
+        refreshed = getattr(request, "refresh_token", None)  # the token a refresh grant spent
+        saved.grant = refreshed.grant if isinstance(refreshed, _OAuthToken) else (
+            secrets.token_hex(8))
         self.tokens[saved.access_token] = saved
         if saved.refresh_token:
             self.tokens[saved.refresh_token] = saved
 
+    def revoke_grant(self, grant):
+        """A refresh token presented twice: every token of its sign-in revoked, the newest
+        too, as RFC 9700 (4.14.2) has a server do (panva's oidc-provider does by default)."""
+        self.reused.append(grant)
+        for token in self.tokens.values():
+            if token.grant == grant:
+                token.revoked = True
+
 
 def _oauth_server_app(state):
     """The authorization server: Authlib's AuthorizationServer with the authorization code
-    grant (PKCE, S256 only), client credentials and refresh tokens (each used once), and
+    grant (PKCE, S256 only), client credentials and refresh tokens (each used once; one used
+    again revokes its whole grant, `_OAuthState.revoke_grant`), and
     OpenID Connect (ID tokens, discovery, JWKS); a login page and a consent page a browser
     fills in; CORS on its token endpoint for the page's origin."""
     from authlib.integrations.flask_oauth2 import AuthorizationServer
@@ -9988,8 +10025,10 @@ def _oauth_server_app(state):
 
         def authenticate_refresh_token(self, refresh_token):
             token = state.tokens.get(refresh_token)
-            if token and token.refresh_token == refresh_token and not token.revoked:
-                return token
+            if token and token.refresh_token == refresh_token:
+                if not token.revoked:
+                    return token
+                state.revoke_grant(token.grant)  # used before: stolen, or a client's bug
             return None
 
         def authenticate_user(self, refresh_token):
@@ -10326,25 +10365,32 @@ FORGED = {  # whether this tab waits for an answer, and why the forged one is re
                     "elsewhere). Nothing was sent; sign in again."}
 
 
-def _openid_provider(state, token_origin):
+def _openid_provider(state, token_origin, offline=False):
     """An OpenID Connect provider of the fewest parts: its discovery document names its own
     authorization endpoint and a token endpoint on ``token_origin``; the authorization
     endpoint answers at once (no login) with a code, and the token endpoint, where it is the
-    provider's own, with tokens (a refresh token too). ``state["url"]`` is its origin."""
+    provider's own, with tokens (a refresh token too). ``state["url"]`` is its origin.
+    ``offline``: it lists the scope offline_access, and gives a refresh token only for it (as
+    panva's oidc-provider does); ``state["asked"]`` is each authorization request's query."""
     def wsgi(environ, start_response):
         path, query = environ["PATH_INFO"], dict(urllib.parse.parse_qsl(environ["QUERY_STRING"]))
         cors = [("Access-Control-Allow-Origin", "*"), ("Access-Control-Allow-Headers", "*")]
         if path == "/.well-known/openid-configuration":
-            body = json.dumps({"issuer": state["url"], "authorization_endpoint": state["url"] +
-                               "/authorize", "token_endpoint": token_origin() + "/token"})
+            body = json.dumps(dict({"issuer": state["url"], "authorization_endpoint": state[
+                "url"] + "/authorize", "token_endpoint": token_origin() + "/token"}, **(
+                {"scopes_supported": ["openid", "offline_access"]} if offline else {})))
         elif path == "/authorize":
+            state.setdefault("asked", []).append(query)
             start_response("302 Found", [("Location", query["redirect_uri"] + "?" +
                                           urllib.parse.urlencode({"code": "provider-code",
                                                                   "state": query["state"]}))])
             return [b""]
         elif path == "/token" and environ["REQUEST_METHOD"] == "POST":
-            body = json.dumps({"access_token": "provider-token", "token_type": "Bearer",
-                               "expires_in": 3600, "refresh_token": "provider-refresh"})
+            tokens = {"access_token": "provider-token", "token_type": "Bearer",
+                      "expires_in": 3600, "refresh_token": "provider-refresh"}
+            if offline and "offline_access" not in state["asked"][-1].get("scope", "").split():
+                del tokens["refresh_token"]
+            body = json.dumps(tokens)
         else:
             start_response("204 No Content", cors)
             return [b""]
@@ -10392,7 +10438,26 @@ _SIGNIN_STATES = {
         tab, "token: a bearer token", {"Token": SIGNIN_TOKEN})),
     "an API key in a cookie": ("api-keys", "/cookie/", lambda tab, _: _choose(
         tab, "cookieKey: an API key in the cookie api_key")),
+    "a refresh refused": ("oauth", "/things/", lambda tab, server: _refused_refresh(tab, server)),
+    "a sign-in expired": ("flask-jwt-extended", "/me", lambda tab, _: (
+        _sign_in_with(tab, "jwt: a bearer token (JWT)", {"Token": _jwt({
+            "sub": "ann", "exp": int(time.time()) + 4})}),  # good for a few seconds
+        _expect(tab.locator("#api-signin summary")).to_have_text("Sign-in expired: ann",
+                                                                 timeout=10000))),
+    "scopes a challenge adds": ("challenge-scopes", "/things/", lambda tab, _: _choose(
+        tab, "oauth: OAuth 2.0, authorization code")),
+    "Flask-HTTPAuth's plain-text 401": ("flask-httpauth-default", "/basic/", None),
 }
+
+
+def _refused_refresh(tab, server):
+    """Sign in with OAuth, have the server revoke the sign-in, and press Refresh now."""
+    server.redirect_to(server.api_url + "/things/")
+    _oauth_sign_in(tab, server)
+    _expect(tab.locator("#api-signin-status")).to_have_text(ANN_SIGNED_IN)
+    server.tokens[_stored(tab)[0]["refresh"]["token"]].revoked = True
+    tab.get_by_role("button", name="Refresh now").click()
+    _expect(tab.locator("#api-signin-status")).to_contain_text("Signed out of oauth: ")
 
 
 @contextlib.contextmanager
@@ -10653,6 +10718,46 @@ class TestSigningIn:
             status, _, text = client(path, headers={"Authorization": good, "Accept": JSON_TYPE})
             assert (status, json.loads(text)) == (200, {"user": "ann"})
 
+    @pytest.mark.parametrize("flask_class", [Flask, FlaskAPI])
+    def test_sign_in_any_401_with_a_challenge_is_the_page_its_body_shown_as_it_came(
+            self, flask_class):
+        client = _httpauth_default_app(flask_class).test_client()
+        response = client.get("/basic/", headers={"Accept": BROWSER_ACCEPT})
+        page = _Page(response)  # in place of Flask-HTTPAuth's own error handler's text
+        assert response.status_code == 401 and response.headers["X-Flask-API-Page"] == "1"
+        assert response.headers["WWW-Authenticate"] == 'Basic realm="Things"'
+        assert _auth_block(page)["challenges"] == [{"scheme": "Basic", "token68": None,
+                                                   "params": {"realm": "Things"}}]
+        assert page.find("span", class_="body")[0].text == "Unauthorized Access"
+        assert "Content-Type: text/html; charset=utf-8" in page.response_text
+        api = client.get("/basic/", headers={"Accept": JSON_TYPE})  # an API client's: the app's
+        assert (api.status_code, api.get_data(), api.headers.get("X-Flask-API-Page")) == (
+            401, b"Unauthorized Access", None)
+        signed_in = _browse(client, "/basic/", headers={"Authorization": _basic("ann", "ann-pw")})
+        assert (signed_in.status_code, signed_in.body_json) == (200, {"user": "ann"})
+
+    @pytest.mark.parametrize("flask_class", [Flask, FlaskAPI])
+    def test_sign_in_a_401_in_html_with_a_challenge_shows_its_html_as_text(self, flask_class):
+        app = flask_class("html_401")
+        app.testing = True
+
+        @app.route("/")
+        def html_401():
+            return flask.Response("<h1>Who are you?</h1><script>alert(1)</script>", 401, {
+                "WWW-Authenticate": 'Bearer realm="html"'}, mimetype="text/html")
+
+        @app.route("/plain")
+        def plain_401():  # no challenge: no sign-in to offer, the app's answer stands
+            return flask.Response("Go away", 401, mimetype="text/plain")
+        client = _finish(app, flask_class is Flask).test_client()
+        page = _browse(client, "/")
+        assert page.find("span", class_="body")[0].text == (
+            "<h1>Who are you?</h1><script>alert(1)</script>")
+        _assert_inert(page)
+        assert _auth_block(page)["challenges"][0]["scheme"] == "Bearer"
+        plain = client.get("/plain", headers={"Accept": BROWSER_ACCEPT})
+        assert (plain.get_data(), plain.mimetype) == (b"Go away", "text/plain")
+
     def test_sign_in_flask_jwt_extended_bearer_token_works_until_it_expires(self, signin_site):
         jwt_extended = _optional("flask_jwt_extended")
         app = SIGNIN_APPS["flask-jwt-extended"]()
@@ -10861,11 +10966,15 @@ class TestSigningIn:
         assert status == 200 and headers["Access-Control-Allow-Origin"] == oauth_server.api_url
         assert second["refresh_token"] != first["refresh_token"]  # rotated
         assert second["access_token"] != first["access_token"]
+        assert api("/things/", headers={"Authorization": "Bearer " + second["access_token"],
+                                        "Accept": JSON_TYPE})[0] == 200
         again = client("/token", form=refresh)  # a refresh token is used once
         assert (again[0], json.loads(again[2])["error"]) == (400, "invalid_grant")
-        for access, expected in ((first, 401), (second, 200)):
+        for access in (first, second):  # used twice: the whole grant is revoked (RFC 9700)
             assert api("/things/", headers={"Authorization": "Bearer " + access["access_token"],
-                                            "Accept": JSON_TYPE})[0] == expected
+                                            "Accept": JSON_TYPE})[0] == 401
+        newest = client("/token", form=dict(refresh, refresh_token=second["refresh_token"]))
+        assert (newest[0], json.loads(newest[2])["error"]) == (400, "invalid_grant")
 
     def test_sign_in_oauth_protected_api_offers_its_servers_schemes_and_rfc_6750_challenges(
             self, oauth_server):
@@ -10969,6 +11078,16 @@ class TestSigningIn:
             "GET, HEAD: basic, or bearer", "POST: oauth (write read), or nothing (signing in is "
             "optional)", "PUT: key and oauth (write)", "DELETE: nothing",
             "PATCH: nothing (signing in is optional)"]
+
+    @pytest.mark.parametrize("needed, challenged, scopes, from_answer", [
+        (["things:read"], ["things:read"], ["things:read"], []),  # was sent twice
+        (["read"], ["read", "admin", "admin"], ["read", "admin"], ["admin"]),
+        ([], ["", "a", "b"], ["a", "b"], ["a", "b"]),
+        (["a", "a"], [], ["a"], [])])
+    def test_signin_script_merges_the_documents_scopes_and_a_challenges_each_once(
+            self, script_parts, needed, challenged, scopes, from_answer):
+        assert _js(script_parts, "(a, b) => parts.mergedScopes(a, b)", needed, challenged) == {
+            "scopes": scopes, "fromAnswer": from_answer}
 
     def test_signin_script_writes_http_basic_as_rfc_7617_does(self, script_parts):
         found = _js(script_parts, """(pairs) => pairs.map(([user, password]) => {
@@ -11097,6 +11216,40 @@ class TestSigningIn:
             _expect(tab.locator("pre.response")).to_contain_text('"kettle"')
             assert tab.url == page + "?page=2" and len(posts) == 1
 
+    def test_browser_signin_scopes_are_asked_for_once_and_a_challenges_own_said_first(
+            self, chromium, oauth_server, live_site):
+        with _signin_tab(chromium, oauth_server.api_url) as (tab, _):
+            asked = []
+            tab.on("request", lambda sent: asked.append(sent.url) if sent.url.startswith(
+                oauth_server.issuer + "/authorize") else None)
+            tab.goto("/things/")  # the document and the challenge both ask for things:read
+            _choose(tab, "oidc: OpenID Connect")
+            scopes = tab.get_by_label("Scopes, separated by spaces")
+            _expect(scopes).to_have_value("openid things:read")
+            _expect(tab.locator("#api-signin-scopes-asked")).to_have_count(0)
+            tab.get_by_label("Client ID").fill(PAGE_CLIENT)
+            scopes.fill("openid  things:read things:read")
+            tab.get_by_role("button", name="Sign in at the provider").click()
+            tab.wait_for_url(lambda url: url.startswith(oauth_server.issuer + "/"))
+            assert _redirect_params(asked[0])["scope"] == "openid things:read"
+        site = live_site.serve(_secured_app(security=({"oauth": ["read"]},), challenge=[
+            'Bearer realm="things", scope="read admin"']))
+        with _open_tab(chromium, site) as tab:
+            tab.goto("/things/")
+            _choose(tab, "oauth: OAuth 2.0, authorization code")
+            said = ("This answer's challenge asks for admin, besides what the API's document "
+                    "says this method needs.")
+            _expect(tab.locator("#api-signin-scopes-asked")).to_have_text(said)
+            _expect(tab.get_by_role("group", name="Scopes")).to_have_accessible_description(said)
+            _expect(tab.get_by_label("read: Read things")).to_be_checked()
+            _expect(tab.get_by_label("write: Change things")).not_to_be_checked()
+            _expect(tab.get_by_label("admin (asked for by this answer)")).to_be_checked()
+            _choose(tab, "oidc: OpenID Connect")  # whose scheme the document asks nothing of
+            _expect(tab.get_by_label("Scopes, separated by spaces")).to_have_value(
+                "openid read admin")
+            _expect(tab.get_by_label("Scopes, separated by spaces")).to_have_accessible_description(
+                said.replace("for admin", "for read admin"))
+
     @pytest.mark.parametrize("csp", CSP_MODES)
     @pytest.mark.parametrize("waiting", sorted(FORGED))
     def test_browser_signin_a_forged_answer_is_refused_and_its_code_sent_nowhere(
@@ -11204,6 +11357,76 @@ class TestSigningIn:
             _expect(tab.locator("#api-signin-status")).to_be_focused()
             assert len(posts) == 3
 
+    def test_browser_signin_a_token_endpoint_that_refuses_the_pages_origin_is_said_as_cors(
+            self, chromium, oauth_server, live_site):
+        app = FlaskAPI("cors_refused")  # on an origin the authorization server's CORS does not name
+        app.config.update(OPENAPI_SECURITY_SCHEMES={"oauth": {"type": "oauth2", "flows": {
+            "clientCredentials": {"tokenUrl": oauth_server.issuer + "/token", "scopes": {}}}}},
+            OPENAPI_SECURITY=[{"oauth": []}])
+
+        @app.route("/things/")
+        def cors_things():
+            raise NotAuthenticated()
+        site = live_site.serve(app)
+        with _signin_tab(chromium, site) as (tab, posts):
+            tab.goto("/things/")
+            _choose(tab, "oauth: OAuth 2.0, client credentials")
+            tab.get_by_label("Client ID").fill(SERVICE_CLIENT)
+            tab.get_by_label("Client secret").fill(SERVICE_SECRET)
+            tab.get_by_role("button", name="Sign in", exact=True).click()
+            _expect(tab.locator(".signin-form [role=alert]")).to_have_text(
+                "The token endpoint {0} does not let this page read its answers: it refuses this "
+                "page's origin (CORS). Its server must allow {1} (the header "
+                "Access-Control-Allow-Origin: {1}, and Authorization among "
+                "Access-Control-Allow-Headers).".format(oauth_server.issuer, site))
+            assert posts[0] == oauth_server.issuer + "/token"
+
+    def test_browser_signin_a_provider_offering_offline_access_that_gave_no_refresh_token_says_so(
+            self, chromium, live_site):
+        provider, known = _LiveSite(), {}
+        known["url"] = provider.url
+        provider.serve(_openid_provider(known, lambda: provider.url, offline=True))
+        with contextlib.closing(provider), _signin_tab(chromium, live_site.serve(
+                _provider_api(provider.url))) as (tab, _):
+            tab.goto("/things/")
+            _choose(tab, "oidc: OpenID Connect")
+            tab.get_by_label("Client ID").fill("page")
+            tab.get_by_role("button", name="Sign in at the provider").click()
+            status = tab.locator("#api-signin-status")
+            _expect(status).to_have_text(
+                "Signed in with oidc as page. No refresh token came with it, so this sign-in ends "
+                "when its token expires: this provider gives one for the scope offline_access, "
+                "which you may add to the scopes.")
+            _expect(tab.locator("#api-live")).to_contain_text(status.inner_text())
+            _expect(tab.get_by_role("button", name="Refresh now")).to_have_count(0)
+            assert "prompt" not in known["asked"][-1]
+            tab.get_by_role("button", name="Sign out of oidc").click()
+            tab.get_by_label("Scopes, separated by spaces").fill("openid offline_access")
+            _expect(tab.get_by_label("Client ID")).to_have_value("page")  # kept for the tab
+            tab.get_by_role("button", name="Sign in at the provider").click()
+            _expect(status).to_have_text("Signed in with oidc as page.")
+            _expect(tab.get_by_role("button", name="Refresh now")).to_have_count(1)
+            assert known["asked"][-1]["prompt"] == "consent"  # OpenID Connect Core 1.0, 11
+
+    def test_browser_signin_a_full_storage_is_said_in_words(self, chromium, signin_site):
+        site = signin_site.serve(SIGNIN_APPS["flask-httpauth"]())
+        with _open_tab(chromium, site) as tab:
+            tab.goto("/token/")
+            tab.evaluate("""() => {  // this origin's storage for the tab, filled to the last char
+                for (let size = 1 << 20, n = 0; size >= 1; size >>= 1) {
+                    try { for (;; n++) sessionStorage.setItem("filler" + n, "x".repeat(size)); }
+                    catch { n++; }
+                }
+            }""")
+            _choose(tab, "token: a bearer token")
+            tab.get_by_label("Token", exact=True).fill(SIGNIN_TOKEN)
+            tab.get_by_role("button", name="Sign in", exact=True).click()
+            _expect(tab.locator(".signin-form [role=alert]")).to_have_text(
+                "This tab's storage for this site is full (what the site's pages keep in it), so "
+                "the sign-in could not be kept: sign in from a new tab, or clear the site's data "
+                "in the browser's settings.")
+            _expect(tab.locator("#api-signin summary")).to_have_text("Sign in")
+
     @pytest.mark.parametrize("csp", CSP_MODES)
     def test_browser_signin_an_answer_posted_from_another_window_is_refused(
             self, chromium, oauth_server, other_site, csp):
@@ -11253,10 +11476,36 @@ class TestSigningIn:
             finally:
                 oauth_server.expires_in = 3600
 
-    def test_browser_signin_a_second_tab_of_the_page_signs_in_and_refreshes_on_its_own(
+    def test_browser_signin_a_refused_refresh_signs_the_whole_panel_out(self, chromium,
+                                                                        oauth_server):
+        page = oauth_server.api_url + "/things/"
+        oauth_server.redirect_to(page)
+        with _signin_tab(chromium, oauth_server.api_url) as (tab, _):
+            tab.goto("/things/")
+            _oauth_sign_in(tab, oauth_server)
+            panel, status = tab.locator("#api-signin"), tab.locator("#api-signin-status")
+            heading = panel.locator("summary")
+            _expect(status).to_have_text(ANN_SIGNED_IN)
+            _expect(heading).to_have_text("Signed in: Ann (ann)")
+            _expect(tab.get_by_label("Client ID")).to_be_hidden()  # folded under the list
+            oauth_server.tokens[_stored(tab)[0]["refresh"]["token"]].revoked = True  # by the server
+            tab.get_by_role("button", name="Refresh now").click()
+            _expect(status).to_have_text("Signed out of oauth: the token endpoint answered 400 "
+                                         "invalid_grant. Sign in again.")
+            _expect(status).to_be_focused()
+            _expect(tab.locator("#api-live")).to_have_text(status.inner_text())
+            _expect(heading).to_have_text("Sign in")
+            _expect(panel).not_to_have_class(re.compile(r"\bactive\b"))
+            _expect(tab.locator("#api-signin-list")).to_be_hidden()
+            _expect(tab.get_by_label("Client ID")).to_be_visible()
+            _expect(tab.get_by_label("Client ID")).to_have_value(PAGE_CLIENT)  # not to retype
+            assert _stored(tab) is None
+
+    def test_browser_signin_tabs_that_share_a_sign_in_refresh_it_once_for_all(
             self, chromium, oauth_server):
         page = oauth_server.api_url + "/things/"
         oauth_server.redirect_to(page)
+        reused = len(oauth_server.reused)  # the server revokes a grant whose token comes back
         with _signin_tab(chromium, oauth_server.api_url) as (tab, _):
             tab.goto("/things/")
             _oauth_sign_in(tab, oauth_server)
@@ -11270,17 +11519,66 @@ class TestSigningIn:
             copy = opened.value
             _expect(copy.locator("#api-signin summary")).to_have_text("Signed in: Ann (ann)")
             _expect(copy.locator("#api-refetched")).to_be_visible()
+            lists = [one.locator("#api-signin-list") for one in (tab, copy)]
             copy.get_by_role("button", name="Refresh now").click()
             _expect(copy.locator("#api-signin-status")).to_have_text("Refreshed.")
-            tab.get_by_role("button", name="Refresh now").click()  # its refresh token: spent
+            _expect(lists[0]).to_contain_text("refreshed 1 time")  # handed over to the first
+            tab.get_by_role("button", name="Refresh now").click()  # with the copy's new token
+            _expect(tab.locator("#api-signin-status")).to_have_text("Refreshed.")
+            _expect(lists[1]).to_contain_text("refreshed 2 times")
+            oauth_server.expires_in = 4  # from now on: each tab's clock refreshes them
+            try:
+                tab.get_by_role("button", name="Refresh now").click()
+                for listed in lists:
+                    _expect(listed).to_contain_text("refreshed 5 times", timeout=15000)
+            finally:
+                oauth_server.expires_in = 3600
+            assert len(oauth_server.reused) == reused  # no refresh token was presented twice
+            assert _stored(tab) == _stored(copy)
+            for one in (tab, copy):  # each tab's token is the newest, which the API takes
+                one.locator(".bar a.button", has_text="GET").click()
+                _expect(one.locator("pre.response")).to_contain_text('"kettle"')
+            for listed in lists:  # refreshed for an hour: no refresh of their own now
+                _expect(listed).to_contain_text(re.compile(r"expires in (1:00:00|59:)"))
+            oauth_server.tokens[_stored(tab)[0]["refresh"]["token"]].revoked = True  # by the server
+            tab.get_by_role("button", name="Refresh now").click()
             status = tab.locator("#api-signin-status")
-            _expect(status).to_contain_text("Signed out of oauth: the token endpoint answered 400 "
-                                            "invalid_grant")
-            _expect(status).to_contain_text("another tab of this page, which starts with a copy "
-                                            "of this one's sign-in, may have used it")
+            _expect(status).to_have_text("Signed out of oauth: the token endpoint answered 400 "
+                                         "invalid_grant. Another tab of this page is signed in "
+                                         "with it too, and may have used its refresh token, "
+                                         "which is used once. Sign in again.")
             _expect(status).to_be_focused()
-            assert _stored(tab) is None and _stored(copy)[0]["refreshed"] == 1
-            _expect(tab.locator("#api-signin-list")).to_be_hidden()
+            _expect(copy.locator("#api-signin-status")).to_have_text(
+                "Signed out of oauth in another tab: the token endpoint answered 400 invalid_grant."
+                " Another tab of this page is signed in with it too, and may have used its "
+                "refresh token, which is used once. Sign in again.")
+            for one in (tab, copy):
+                _expect(one.locator("#api-signin summary")).to_have_text("Sign in")
+                assert _stored(one) is None
+
+    def test_browser_signin_a_tab_away_while_another_refreshed_takes_its_tokens_on_return(
+            self, chromium, oauth_server):
+        page = oauth_server.api_url + "/things/"
+        oauth_server.redirect_to(page)
+        reused = len(oauth_server.reused)
+        with _signin_tab(chromium, oauth_server.api_url) as (tab, _):
+            tab.goto("/things/")
+            _oauth_sign_in(tab, oauth_server)
+            _expect(tab.locator("#api-signin-status")).to_have_text(ANN_SIGNED_IN)
+            with tab.context.expect_page() as opened:
+                tab.evaluate("window.open(location.href)")
+            copy = opened.value
+            _expect(copy.locator("#api-signin summary")).to_have_text("Signed in: Ann (ann)")
+            copy.goto(oauth_server.issuer + "/.well-known/openid-configuration")  # away: deaf
+            tab.get_by_role("button", name="Refresh now").click()
+            _expect(tab.locator("#api-signin-status")).to_have_text("Refreshed.")
+            copy.goto(page)  # back, typed: it asks for what it missed, and gets it
+            _expect(copy.locator("#api-signin-list")).to_contain_text("refreshed 1 time")
+            assert _stored(copy) == _stored(tab)
+            copy.get_by_role("button", name="Refresh now").click()
+            _expect(copy.locator("#api-signin-status")).to_have_text("Refreshed.")
+            _expect(tab.locator("#api-signin-list")).to_contain_text("refreshed 2 times")
+            assert len(oauth_server.reused) == reused
 
     def test_browser_signin_oauth_client_credentials_at_the_token_endpoint(self, chromium,
                                                                            oauth_server):
@@ -11302,6 +11600,13 @@ class TestSigningIn:
             assert credential["refresh"] is None and SERVICE_SECRET not in json.dumps(credential)
             assert SERVICE_SECRET not in tab.content()
             assert posts == [oauth_server.issuer + "/token"] * 2
+            tab.get_by_role("button", name="Sign out of oauth").click()
+            _expect(status).to_have_text("Signed out of oauth.")
+            _expect(tab.get_by_label("Sign in with").locator("option:checked")).to_have_text(
+                "oauth: OAuth 2.0, client credentials")  # kept for the tab: the ID, no secret
+            _expect(tab.get_by_label("Client ID")).to_have_value(SERVICE_CLIENT)
+            _expect(tab.get_by_label("Client secret")).to_have_value("")
+            assert SERVICE_SECRET not in tab.evaluate("JSON.stringify(sessionStorage)")
 
     def test_browser_signin_openid_connect_from_its_discovery_document(self, chromium,
                                                                        oauth_server):
@@ -11384,6 +11689,19 @@ class TestSigningIn:
             _expect(tab.locator("pre.response")).to_contain_text('"user": "ann"')
             _expect(tab.locator("#api-signin-list li")).to_have_count(1)  # in Basic's place
 
+    def test_browser_signin_flask_httpauths_own_plain_text_401_gets_the_page_and_panel(
+            self, chromium, signin_site):
+        site = signin_site.serve(SIGNIN_APPS["flask-httpauth-default"]())
+        with _open_tab(chromium, site, **PROMPT_CANCELLED) as tab:
+            tab.goto("/basic/")
+            _expect(tab.locator("pre.response .body")).to_have_text("Unauthorized Access")
+            _expect(tab.locator("#api-signin")).to_contain_text(
+                'This answer asks for HTTP Basic (a username and password), realm "Things".')
+            _sign_in_with(tab, "Basic: HTTP Basic (a username and password)", {
+                "Username": "ann", "Password": "ann-pw"})
+            _expect(tab.locator("#api-signin-status")).to_have_text("Signed in with Basic as ann.")
+            _expect(tab.locator("pre.response")).to_contain_text('"user": "ann"')
+
     def test_browser_signin_flask_jwt_extended_bearer_counts_down_to_its_expiry(
             self, chromium, signin_site):
         app = SIGNIN_APPS["flask-jwt-extended"](expires=datetime.timedelta(seconds=3))
@@ -11398,12 +11716,32 @@ class TestSigningIn:
             _sign_in_with(tab, "jwt: a bearer token (JWT)", {"Token": token})
             _expect(tab.locator("#api-signin-status")).to_have_text("Signed in with jwt as ann.")
             _expect(tab.locator("pre.response")).to_contain_text('"user": "ann"')
-            clock = panel.locator(".clock")
+            clock, heading = panel.locator(".clock"), panel.locator("summary")
             _expect(clock).to_have_text(re.compile(r"^expires in 0:0[1-3]$"))
+            _expect(heading).to_have_text("Signed in: ann")
+            _expect(panel).to_have_class(re.compile(r"\bactive\b"))
+            _expect(tab.get_by_label("Token", exact=True)).to_be_hidden()  # folded: signed in
             _expect(clock).to_have_text("expired", timeout=10000)
+            status = tab.locator("#api-signin-status")
+            _expect(status).to_have_text("The sign-in with jwt has expired: sign in again.")
+            _expect(tab.locator("#api-live")).to_have_text(status.inner_text())
+            _expect(heading).to_have_text("Sign-in expired: ann")
+            _expect(panel).not_to_have_class(re.compile(r"\bactive\b"))
+            _expect(tab.get_by_label("Token", exact=True)).to_be_visible()  # to sign in again
             tab.locator(".bar a.button", has_text="GET").click()  # sent with it: the API says no
             _expect(tab.locator("pre.response")).to_contain_text('"msg": "Token has expired"')
             _expect(panel.locator(".clock")).to_have_text("expired")
+            _expect(heading).to_have_text("Sign-in expired: ann")  # as the page is built again
+            _expect(status).to_have_text("The sign-in with jwt has expired: sign in again.")
+            _expect(tab.get_by_label("Token", exact=True)).to_be_visible()
+            tab.get_by_label("Token", exact=True).fill(token)  # the same again: no sign-in at all
+            tab.get_by_role("button", name="Sign in", exact=True).click()
+            exp = json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "=="))["exp"]
+            _expect(panel.get_by_role("alert")).to_have_text(
+                "This token has expired (its exp: {} UTC): paste a fresh one.".format(
+                    datetime.datetime.fromtimestamp(exp, datetime.timezone.utc).strftime(
+                        "%Y-%m-%d %H:%M:%S")))
+            _expect(heading).to_have_text("Sign-in expired: ann")
 
     def test_browser_signin_apiflask_documented_bearer_and_basic(self, chromium, signin_site):
         site = signin_site.serve(SIGNIN_APPS["apiflask"]())
@@ -11525,7 +11863,8 @@ class TestSigningIn:
                                                            signin_site, name):
         with _signin_state_tab(chromium, oauth_server, signin_site, name) as tab:
             sizes = tab.evaluate("""() => [...document.querySelectorAll(
-                "#api-signin :is(button, input, select, summary, a)")].map((node) => [
+                "#api-signin :is(button, input, select, summary, a)")].filter((node) =>
+                node.getClientRects().length).map((node) => [  // those shown (a form folded)
                 node.outerHTML.slice(0, 60), Math.min(node.getBoundingClientRect().width,
                                                       node.getBoundingClientRect().height)])""")
             assert len(sizes) >= 4 and [shown for shown, side in sizes if side < 24] == []

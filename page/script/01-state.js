@@ -6,7 +6,8 @@
 //   The script's state, and a DOM builder   state, the one object it keeps; el(), counted()
 //   Request headers     the headers panel: headers kept for this tab, checked, added, removed
 //   Signing in          the sign-in panel: the API's schemes offered, a credential kept for
-//                       this tab like the headers; OAuth 2.0 (PKCE), refresh, sign-out
+//                       this tab like the headers; OAuth 2.0 (PKCE), refresh (shared by the
+//                       tabs of a sign-in), sign-out
 //   Requests            send() and what calls it: links, the request form, navigation
 //   Coming back         reloads, Back and Forward, pages another site sent the user to
 //   The query form      this URL's parameters, edited and sent as a GET
@@ -34,10 +35,15 @@ const state = {
   stream: null,  // the stream shown live: see streamLive()
   parsed: false,  // this page's tools are built (a stream's page: as its items begin)
   signinOpen: false,  // the sign-in panel stays open across page swaps
+  signinFormOpen: false,  // so does its form, unfolded under the credentials signed in with
+  expiredSaid: new Set(),  // the credentials whose expiry the panel has said (their values)
   signinSaid: null,  // what the next sign-in panel says first: {text, error}
   signinClock: 0,  // the panel's clock, which counts down and refreshes: see signinTick()
   refreshing: null,  // the refresh under way, a promise: one at a time
   unrefreshed: "",  // a token whose refresh could not reach the server: tried again on demand
+  channel: null,  // the BroadcastChannel to the other tabs of this origin: see shareSignins()
+  held: new Map(),  // the Web Locks this tab holds for its sign-ins: name to {release, held}
+  handovers: new Map(),  // a sign-in's grant to the call that takes another tab's newer tokens
   landing: null,  // an authorization server's answer in the URL the page loaded: landedAnswer()
 };
 

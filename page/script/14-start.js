@@ -60,5 +60,6 @@ function start() {
   window.addEventListener("popstate", wentBack);
   window.addEventListener("pageshow", cameBack);
   window.addEventListener("message", refuseMessage);
+  shareSignins();
   document.documentElement.classList.add("enhanced");  // the note of files not loaded stays hidden
 }

@@ -9,7 +9,7 @@ function handOver() {
     numberProblem, schemaKind, matchesPattern, lineReader, idHeader, detailOf, timingText,
     jwtClaims, whoOf, clockText, challengesText, needsText, basicCredential, allowedEndpoint,
     randomToken, pkceChallenge, authorizationURL, authorizationAnswer, withoutAnswer,
-    answerProblem};
+    answerProblem, mergedScopes};
   document.dispatchEvent(new CustomEvent("flask-api:script", {detail: Object.freeze(parts)}));
 }
 
