@@ -4281,6 +4281,7 @@ challenge; a token, an API key or OAuth needs JavaScript, or another client (cur
 </div>{% endif %}
 
 <pre class="response" data-method="{{ method }}" data-url="{{ path }}"
+  data-status="{{ status_line.split(" ")[0] }}"
   {%- if stream %} data-stream="{{ stream }}"{% endif %}
   {%- if not status_ok %} data-error{% endif %}><span class="key">{{ method }} {{ path }}</span>
 
@@ -4322,6 +4323,8 @@ arrive, <a href="#api-items">below it</a>; or
 </fieldset>
 </form>
 {% endif %}
+{#- Filled by the script: the requests this tab sent, their answers kept (sessionStorage) -#}
+<section id="api-history" class="tools" aria-label="History" hidden></section>
 {% endblock %}
 </main>
 {# _STREAM_ITEMS #}</body>
@@ -4464,6 +4467,11 @@ label.required::after { content: " *" / ""; color: var(--err); }
 .scopes input { width: 24px; height: 24px; margin: 0; flex: none; }
 @media (pointer: coarse) { .scopes input { width: 44px; height: 44px; } }
 #api-signin-list:empty { display: none; }
+/* The history: its entries, each a line and its buttons; an entry opened, under the list */
+ol.history { padding-left: 3ch; }
+ol.history li { margin: .3rem 0; }
+ol.history code { overflow-wrap: anywhere; }
+#api-history-shown h2 { font-size: 1.1rem; margin: .75rem 0 .25rem; }
 """
 
 # language=JavaScript
@@ -4490,6 +4498,7 @@ _PAGE_SCRIPT = r"""
 //   The form from the schema   the fields the app's OpenAPI document describes, and checks
 //   Copy as curl        the curl command of the response shown, and of each form's request
 //   A stream, live      a stream's items as they arrive: read, drawn, stopped, resumed
+//   History             every answer shown, kept for this tab: opened, resent, cleared
 //   Start               enhance() builds every tool; start() listens; handOver() (the tests)
 
 // ---- The script's state, and a DOM builder: what it keeps, and how it makes elements ----
@@ -4511,6 +4520,8 @@ const state = {
   refreshing: null,  // the refresh under way, a promise: one at a time
   unrefreshed: "",  // a token whose refresh could not reach the server: tried again on demand
   landing: null,  // an authorization server's answer in the URL the page loaded: landedAnswer()
+  historyOpen: false,  // the history panel stays open across page swaps
+  historySaid: "",  // what keeping the history last said: the storage full, in words
 };
 
 // A DOM builder: el("button", {type: "button", onclick: back}, ["Back"]); functions listen.
@@ -5691,7 +5702,12 @@ async function show(response, focusOn = "pre.response") {
     const panel = showPanel(state.sent, "HTTP " + response.status + " " + response.statusText,
       !response.ok, response.headers, text ? [text] : [el("span", {class: "hint"},
         ["No content."])]);
+    if (panel) panel.dataset.status = response.status;
     if (panel && !text) panel.after(wayOn());  // 204 to a DELETE, an empty 200: where to go
+  }
+  if (response) {
+    remember(times, isPage(response) && text ? null :
+      {headers: Array.from(response.headers), body: text});
   }
   if (times) showTiming(times);
   showResult(focusOn);
@@ -5712,6 +5728,7 @@ async function showStreamPage(response, focusOn) {
   const reader = response.body.getReader(), parts = streamPageParts(reader);
   document.documentElement.classList.remove("refetch");
   swapPage((await parts.next()).value.head, {response, reader, parts});
+  remember(null);
   showResult(focusOn);
 }
 
@@ -5765,6 +5782,7 @@ function showPanel(sent, status, error, headers, body) {
   const url = new URL(sent.url, window.location.href);
   Object.assign(panel.dataset, {method: sent.method, url: url.href});
   panel.toggleAttribute("data-error", error);
+  delete panel.dataset.status;  // show() sets it: a redirect not followed has none
   const lines = [el("span", {class: "key"}, [sent.method + " " + url.pathname + url.search]),
     "\n\n", el("span", {class: error ? "status error" : "status"}, [status]), "\n"];
   for (const [name, value] of headers) {
@@ -7588,6 +7606,249 @@ function streamDone(stream, ended) {
   if (stream.list.isConnected) announce(stream.line.textContent);
 }
 
+// ---- History: every answer the page shows, kept for this tab; opened again, resent, cleared ----
+// Each answer the page shows (a page it loads or swaps in, an answer in the panel, a stream's
+// page) is an entry, newest first, in sessionStorage: this tab only, kept across reloads and
+// Back, gone with the tab. The stored headers' values are never kept: only their names.
+
+const HISTORY_KEY = "flask-api-history";  // where sessionStorage keeps it
+const HISTORY_ENTRIES = 50;  // entries kept at the most: the oldest go first
+const HISTORY_BODY = 64 * 1024;  // bytes of a body kept at the most; a longer one is not kept
+const HISTORY_BYTES = 1024 * 1024;  // bytes the whole history takes at the most, as UTF-8 JSON
+const CLOCK = new Intl.DateTimeFormat("en-GB", {hour: "2-digit", minute: "2-digit",
+  second: "2-digit"});  // 14:05:09, the time an entry was answered
+
+// The bytes a text takes in UTF-8, as a server counts them.
+function utf8Length(text) {
+  return new TextEncoder().encode(text).length;
+}
+
+// The history, newest first: [{at, method, url, sent, headerNames, status, ms, bytes, ...}].
+function savedHistory() {
+  let list;
+  try { list = JSON.parse(sessionStorage.getItem(HISTORY_KEY)) || []; } catch { list = []; }
+  return Array.isArray(list) ? list.filter((entry) => typeof entry?.url === "string" &&
+    typeof entry.method === "string") : [];
+}
+
+// A request's body as kept: its text (too long: null), or its multipart fields, a file by name.
+function keptBody(body, type) {
+  if (body === undefined || body === null) return null;
+  if (!(body instanceof FormData)) {
+    const text = String(body);
+    return {type, text: utf8Length(text) <= HISTORY_BODY ? text : null, bytes: utf8Length(text)};
+  }
+  return {type: "multipart/form-data", fields: Array.from(body, ([key, value]) =>
+    [key, typeof value === "string" ? value : {file: value.name, bytes: value.size}])};
+}
+
+// An entry: the request (the stored headers by name, never their values), then its answer,
+// whose body is kept if no longer than the bound.
+function historyEntry(request, answer, at) {
+  const bytes = answer.body === null ? null : utf8Length(answer.body);
+  return {at, method: request.method, url: request.url, sent: keptBody(request.body,
+    request.type), headerNames: request.headerNames || [], status: answer.status,
+  ms: answer.ms ?? null, bytes, headers: answer.headers, stream: answer.stream || null,
+  body: bytes !== null && bytes <= HISTORY_BODY ? answer.body : null};
+}
+
+// The history with an entry first, within the bounds: the oldest go past either.
+function boundedHistory(list, entry, most = HISTORY_ENTRIES, bytes = HISTORY_BYTES) {
+  const kept = [entry].concat(list).slice(0, most);
+  const sizes = kept.map((one) => utf8Length(JSON.stringify(one)) + 1);  // and its comma
+  let total = sizes.reduce((sum, size) => sum + size, 1);
+  while (kept.length > 1 && total > bytes) {
+    total -= sizes[kept.length - 1];
+    kept.pop();
+  }
+  return kept;
+}
+
+// Keep the history; where the browser's storage is full, the oldest go until it fits. What
+// was not kept, in words ("" if all was).
+function saveHistory(list) {
+  for (let kept = list; ; kept = kept.slice(0, -1)) {
+    try {
+      if (kept.length) sessionStorage.setItem(HISTORY_KEY, JSON.stringify(kept));
+      else sessionStorage.removeItem(HISTORY_KEY);
+      return kept.length === list.length ? "" : "The browser's storage for this tab is full: " +
+        (kept.length ? "the " + counted(list.length - kept.length, "oldest entry",
+          "oldest entries") + " had to go." : "this answer could not be kept.");
+    } catch (error) {
+      if (!kept.length) return "The history could not be kept: " + error.message;
+    }
+  }
+}
+
+// The headers the panel shows, as [name, value]: each key, then the text up to the next (not
+// a comment, such as the server's mark for late headers).
+function shownHeaders(panel) {
+  const pairs = [];
+  for (let node = panel.querySelector(".status")?.nextSibling;
+    node && !node.classList?.contains("body"); node = node.nextSibling) {
+    if (node.classList?.contains("key")) pairs.push([node.textContent.replace(/:$/, ""), ""]);
+    else if (pairs.length && node.nodeType !== 8 && !node.classList?.contains("timing")) {
+      pairs[pairs.length - 1][1] += node.textContent;
+    }
+  }
+  return pairs.map(([name, value]) => [name, value.trim()]);
+}
+
+// Keep the answer just shown, read from the panel (raw: the headers and text of an answer that
+// is not a page), with the request behind it; its time in ms, if known.
+function remember(times, raw) {
+  const panel = document.querySelector("pre.response");
+  if (!panel || !panel.dataset.status) return;
+  const url = new URL(panel.dataset.url, window.location.href).href, method = panel.dataset.method;
+  const sent = state.sent && state.sent.method === method && state.sent.url === url ? state.sent :
+    {method, url};
+  const answer = raw || {headers: shownHeaders(panel), stream: panel.dataset.stream,
+    body: panel.dataset.stream ? null : panel.querySelector(".body")?.textContent ?? ""};
+  const entry = historyEntry({...sent, headerNames: savedHeaders().map((pair) => pair[0])},
+    {...answer, status: Number(panel.dataset.status),
+      ms: times ? Math.round(times.end - times.started) : null}, Date.now());
+  state.historySaid = saveHistory(boundedHistory(savedHistory(), entry));
+  historyPanel();
+}
+
+// Keep the page the browser loaded itself: not one it shows again from Back (kept already),
+// nor one about to be fetched again with the stored headers (that answer is kept).
+function rememberLoad(times) {
+  const entry = performance.getEntriesByType("navigation")[0];
+  if (entry?.type === "back_forward" || document.documentElement.classList.contains("refetch")) {
+    historyPanel();
+  } else remember(times);
+}
+
+// An entry in a line: method, path, status, time of day, size, time taken.
+function entryLine(entry) {
+  const url = new URL(entry.url);
+  return [entry.method + " " + url.pathname + url.search, entry.status ? "HTTP " +
+    entry.status : "", CLOCK.format(entry.at), entry.stream ? "a stream" : entry.bytes === null ?
+    "" : counted(entry.bytes, "byte"), entry.ms === null ? "" : NUMBERS.format(entry.ms) + " ms"]
+    .filter(Boolean).join(" \u00b7 ");
+}
+
+// The entry's name, for its controls: "GET /1/ at 14:05:09".
+function entryName(entry) {
+  return entry.method + " " + new URL(entry.url).pathname + " at " + CLOCK.format(entry.at);
+}
+
+// The history panel: its count; opened, its entries (built when opened), and what it said.
+function historyPanel() {
+  const section = document.getElementById("api-history");
+  if (!section) return;
+  const list = savedHistory();
+  const details = el("details", {ontoggle: () => {
+    state.historyOpen = details.open;
+    if (details.open && !details.querySelector("ol, .hint")) details.append(...historyList());
+  }}, [el("summary", {}, ["History: " + counted(list.length, "request")])]);
+  const said = state.historySaid ? [el("p", {class: "hint error", role: "alert"},
+    [state.historySaid])] : [];
+  section.replaceChildren(...said, details);
+  details.open = state.historyOpen;
+  section.hidden = false;
+}
+
+// The history's parts: what is kept, the entries with their buttons, and clear.
+function historyList() {
+  const list = savedHistory();
+  const hint = el("p", {class: "hint"}, ["This tab's last " + HISTORY_ENTRIES + " requests, " +
+    "newest first, kept until the tab is closed (" + HISTORY_BYTES / 1024 / 1024 + " MB at the " +
+    "most); an answer's body if it is " + HISTORY_BODY / 1024 + " KB or less. Your stored " +
+    "headers' values are never kept, only their names."]);
+  if (!list.length) return [hint];
+  const rows = list.map((entry) => el("li", {}, [
+    el("code", {}, [entryLine(entry)]), " ",
+    el("button", {type: "button", "aria-label": "Open " + entryName(entry),
+      onclick: () => openEntry(entry)}, ["Open"]), " ",
+    el("button", {type: "button", "aria-label": "Resend " + entryName(entry),
+      onclick: () => resend(entry)}, ["Resend"])]));
+  const entries = el("ol", {"aria-label": "Requests, newest first", class: "history"}, rows);
+  return [hint, entries, el("div", {class: "bar"}, [
+    el("button", {type: "button", onclick: clearHistory}, ["Clear history"])])];
+}
+
+// Forget the whole history, and say so.
+function clearHistory() {
+  saveHistory([]);
+  state.historySaid = "";
+  historyPanel();
+  document.querySelector("#api-history summary")?.focus();
+  announce("History cleared.");
+}
+
+// Show something of the history (an entry, a comparison, a test) under its list; focus its
+// first element of `focusOn`, and say what it is.
+function historyShown(children, focusOn) {
+  const details = document.querySelector("#api-history details");
+  if (!details) return null;
+  let shown = document.getElementById("api-history-shown");
+  if (!shown) {
+    shown = el("div", {id: "api-history-shown"});
+    details.append(shown);
+  }
+  shown.replaceChildren(...children);
+  const place = shown.querySelector(focusOn);
+  if (place) {
+    place.setAttribute("tabindex", "-1");
+    place.focus();
+    announce(place.textContent);
+  }
+  return shown;
+}
+
+// An entry's answer as it was: its line, its status and headers, its body as a tree (as text
+// if it is not JSON, or a note if it was not kept).
+function openEntry(entry) {
+  const headers = entry.headers.flatMap(([name, value]) => [el("span", {class: "key"},
+    [name + ":"]), " " + value + "\n"]);
+  const answer = el("pre", {class: "response", "aria-label": "The answer of " +
+    entryName(entry)}, [el("span", {class: entry.status < 400 ? "status" : "status error"},
+    ["HTTP " + entry.status]), "\n", ...headers, "\n", ...answerBody(entry)]);
+  historyShown([el("h2", {}, ["The answer of " + entryName(entry)]), answer], "h2");
+}
+
+// An entry's body as the panel would show it: a tree, its text, or why it is not there.
+function answerBody(entry) {
+  if (entry.body === null) {
+    return [el("span", {class: "hint"}, [entry.stream ? "A stream: its items are not kept." :
+      "Its body (" + counted(entry.bytes, "byte") + ") was longer than the " +
+      HISTORY_BODY / 1024 + " KB kept."])];
+  }
+  let model;
+  try { model = parseJSON(entry.body); } catch { return [entry.body]; }
+  const tree = el("span", {class: "tree", onclick: foldClick, onkeydown: foldKey});
+  showTree(tree, model, FIRST_LINES, "the answer");
+  return [tree];
+}
+
+// The request of an entry, to send again: {body, type}; null where a file of it was not kept.
+function entryRequest(entry) {
+  const sent = entry.sent;
+  if (!sent) return {};
+  if (!sent.fields) return sent.text === null ? null : {body: sent.text, type: sent.type};
+  if (sent.fields.some((field) => typeof field[1] !== "string")) return null;
+  const body = new FormData();
+  for (const [key, value] of sent.fields) body.append(key, value);
+  return {body, type: sent.type};
+}
+
+// Send an entry's request again, with the stored headers as they are now, and show its answer.
+async function resend(entry) {
+  const request = entryRequest(entry);
+  if (request === null) {
+    historyShown([el("p", {class: "hint", role: "alert"}, ["Not resent: the page does not " +
+      "keep " + (entry.sent.fields ? "a request's files" : "a body this long") + "; send it " +
+      "from the form."])], "p");
+    return;
+  }
+  if (entry.method === "GET") return navigate(entry.url, true);
+  if (entry.method === "DELETE" && !window.confirm("Delete this resource?")) return;
+  if (entry.url !== window.location.href) history.pushState(null, "", entry.url);
+  show(await send(entry.method, entry.url, request.body, request.type));
+}
+
 // ---- Start: build the tools into each page shown, listen, and hand the tests their parts ----
 
 // Build every tool into this page; again after each page swap (`fetched`: a stream's page's
@@ -7601,6 +7862,7 @@ function enhance(fetched) {
   queryPanel();
   formTabs(model);
   curlButtons();
+  historyPanel();
   if (!document.documentElement.classList.contains("refetch")) streamLive(fetched);
 }
 
@@ -7615,6 +7877,7 @@ function loaded() {
   enhance();
   const times = !stream && pageTiming();  // a stream's line has its own
   if (times) showTiming(times);
+  rememberLoad(times);
   if (state.landing && signinLanded(state.landing)) return;  // traded, and shown again
   if (refetch) withHeaders();
   else if (storedCredentials()) offerRefetch();
@@ -7659,7 +7922,7 @@ function handOver() {
     numberProblem, schemaKind, matchesPattern, lineReader, idHeader, detailOf, timingText,
     jwtClaims, whoOf, clockText, challengesText, needsText, basicCredential, allowedEndpoint,
     randomToken, pkceChallenge, authorizationURL, authorizationAnswer, withoutAnswer,
-    answerProblem};
+    answerProblem, boundedHistory, historyEntry};
   document.dispatchEvent(new CustomEvent("flask-api:script", {detail: Object.freeze(parts)}));
 }
 

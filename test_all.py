@@ -12295,6 +12295,167 @@ class TestCopyAsCurl:
 
 
 # ---------------------------------------------------------------------------
+# The page template: History
+# ---------------------------------------------------------------------------
+
+def _history(tab):
+    """The history this tab keeps, as the page stored it: newest first."""
+    return json.loads(tab.evaluate("sessionStorage.getItem('flask-api-history') || '[]'"))
+
+
+def _open_history(tab):
+    """Open the history panel, if it is closed; its entries' list."""
+    if tab.locator("#api-history details[open]").count() == 0:
+        tab.locator("#api-history summary").click()
+    return tab.locator("#api-history ol.history > li")
+
+
+class TestHistory:
+    """Every answer the page shows, kept for the tab: listed, opened again, resent, cleared."""
+
+    def test_page_script_history_is_bounded_by_entries_and_by_bytes(self, script_parts):
+        kept = _js(script_parts, """() => {
+            let list = [];
+            for (let at = 0; at < 8; at += 1) {
+                list = parts.boundedHistory(list, {at, body: "x".repeat(300)}, 5, 100000);
+            }
+            const few = list.map((entry) => entry.at);
+            let big = [];
+            for (let at = 0; at < 8; at += 1) {
+                big = parts.boundedHistory(big, {at, body: "\u00e9".repeat(300)}, 50, 2000);
+            }
+            return [few, big.map((entry) => entry.at), JSON.stringify(big).length];
+        }""")
+        assert kept[0] == [7, 6, 5, 4, 3]  # newest first, five at the most
+        assert kept[1] == [7, 6, 5]  # each about 620 bytes as UTF-8: 2,000 bytes hold three
+        assert kept[2] < 2000
+
+    def test_page_script_history_entry_keeps_header_names_and_small_bodies_only(
+            self, script_parts):
+        entries = _js(script_parts, """() => {
+            const request = {method: "PUT", url: "http://h.test/1/", body: '{"text": "\u00e9"}',
+                             type: "application/json", headerNames: ["Authorization"]};
+            const answer = (body) => ({status: 200, headers: [["Content-Type", "text/html"]],
+                                       body, ms: 12});
+            const form = new FormData();
+            form.append("note", "@x");
+            form.append("file", new File(["abc"], "a.txt"));
+            return [parts.historyEntry(request, answer("y".repeat(65536)), 1),
+                    parts.historyEntry(request, answer("y".repeat(65537)), 2),
+                    parts.historyEntry({...request, body: form, type: "multipart/form-data"},
+                                       answer(""), 3)];
+        }""")
+        small, big, multipart = entries
+        assert small["headerNames"] == ["Authorization"] and "Bearer" not in json.dumps(small)
+        assert small["sent"] == {"type": "application/json", "text": '{"text": "\u00e9"}',
+                                 "bytes": 14}
+        assert len(small["body"]) == 65536 and small["bytes"] == 65536
+        assert big["body"] is None and big["bytes"] == 65537  # its size, but not its body
+        assert multipart["sent"]["fields"] == [["note", "@x"], ["file", {"file": "a.txt",
+                                                                         "bytes": 3}]]
+
+    def test_browser_history_keeps_links_forms_and_the_query_form_newest_first(
+            self, tab, notes_site):
+        tab.goto("/")
+        tab.locator("pre.response .tree a", has_text="/1/").first.click()
+        tab.wait_for_url(notes_site + "/1/")
+        tab.get_by_label("text", exact=True).fill("new text")
+        tab.get_by_role("button", name="PUT").click()
+        _expect(tab.locator("pre.response")).to_contain_text("new text")
+        tab.locator("#api-query summary").click()
+        tab.get_by_label("Parameter name").fill("q")
+        tab.get_by_role("button", name="Send GET").click()
+        tab.wait_for_url(notes_site + "/1/?q=")
+        entries = _open_history(tab)
+        _expect(entries).to_have_count(4)
+        lines = [entries.nth(n).locator("code").inner_text() for n in range(4)]
+        assert [line.split(" \u00b7 ")[:2] for line in lines] == [
+            ["GET /1/?q=", "HTTP 200"], ["PUT /1/", "HTTP 200"], ["GET /1/", "HTTP 200"],
+            ["GET /", "HTTP 200"]]
+        assert re.search(r"\d\d:\d\d:\d\d \u00b7 [\d,]+ bytes", lines[1])
+        put = _history(tab)[1]
+        assert put["sent"]["type"] == "application/json"
+        assert json.loads(put["sent"]["text"]) == {"text": "new text"}
+        _expect(tab.locator("#api-history summary")).to_have_text("History: 4 requests")
+        _expect(tab.locator("#api-history .hint")).to_contain_text("64 KB or less")
+
+    def test_browser_history_entry_opens_its_answer_as_it_was_as_text_never_markup(
+            self, tab, notes_site):
+        hostile = '<img src=x id=injected onerror="document.title=1">'
+        tab.goto("/1/")
+        tab.get_by_label("text", exact=True).fill(hostile)
+        tab.get_by_role("button", name="PUT").click()
+        _expect(tab.locator("pre.response")).to_contain_text("onerror")
+        _open_history(tab)
+        tab.get_by_role("button", name=re.compile(r"^Open GET \/1\/ at ")).click()
+        shown = tab.locator("#api-history-shown")
+        _expect(shown.get_by_role("heading")).to_be_focused()
+        _expect(shown.locator("pre")).to_contain_text('"build the codez"')  # as it was then
+        _expect(shown.locator("pre")).to_contain_text("HTTP 200")
+        _expect(shown.locator("pre")).to_contain_text("Content-Type:")
+        tab.get_by_role("button", name=re.compile(r"^Open PUT \/1\/ at ")).click()
+        _expect(shown.locator("pre")).to_contain_text('"<img src=x id=injected onerror=')
+        _expect(shown.locator("pre")).not_to_contain_text("late headers")
+        assert tab.locator("#injected").count() == 0
+        _expect(tab.locator("#api-live")).to_contain_text("The answer of PUT /1/ at ")
+
+    def test_browser_history_survives_reload_and_back_and_is_cleared(self, tab, notes_site):
+        tab.goto("/0/")
+        tab.goto("/1/")
+        tab.reload()
+        _expect(_open_history(tab)).to_have_count(3)  # a reload is a request sent again
+        tab.go_back()
+        tab.wait_for_url(notes_site + "/0/")
+        _expect(_open_history(tab)).to_have_count(3)  # Back shows a page kept: not one more
+        tab.get_by_role("button", name="Clear history").click()
+        _expect(tab.locator("#api-history summary")).to_have_text("History: 0 requests")
+        _expect(tab.locator("#api-history summary")).to_be_focused()
+        _expect(tab.locator("#api-live")).to_have_text("History cleared.")
+        assert _history(tab) == []
+
+    def test_browser_history_keeps_stored_headers_by_name_never_their_values(
+            self, tab, notes_site):
+        tab.goto("/1/")
+        _add_header(tab, "X-Secret", "s3cret-value")
+        tab.get_by_label("text", exact=True).fill("with a header")
+        tab.get_by_role("button", name="PUT").click()
+        _expect(tab.locator("pre.response")).to_contain_text("with a header")
+        stored = tab.evaluate("sessionStorage.getItem('flask-api-history')")
+        assert "s3cret-value" not in stored
+        assert _history(tab)[0]["headerNames"] == ["X-Secret"]
+
+    def test_browser_history_resends_a_request_and_shows_the_new_answer(self, tab, notes_site):
+        tab.goto("/1/")
+        tab.get_by_label("text", exact=True).fill("sent twice")
+        tab.get_by_role("button", name="PUT").click()
+        _expect(tab.locator("pre.response")).to_contain_text("sent twice")
+        assert _api(notes_site, "/1/", "PUT", {"text": "changed meanwhile"})[0] == 200
+        tab.goto("/0/")
+        _open_history(tab)
+        tab.get_by_role("button", name=re.compile(r"^Resend PUT \/1\/ at ")).click()
+        tab.wait_for_url(notes_site + "/1/")
+        _expect(tab.locator("pre.response")).to_contain_text("sent twice")
+        assert _api(notes_site, "/1/")[1]["text"] == "sent twice"
+        assert [entry["method"] for entry in _history(tab)][:2] == ["PUT", "GET"]
+
+    def test_browser_history_says_in_words_when_the_tabs_storage_is_full(self, tab, notes_site):
+        tab.goto("/1/")
+        tab.evaluate("""() => {  // fill this tab's storage, the history's own entry aside
+            for (let n = 0; ; n += 1) {
+                try { sessionStorage.setItem("filler" + n, "x".repeat(1 << 20)); }
+                catch { break; }
+            }
+            for (let size = 1 << 19; size >= 16; size >>= 1) {
+                try { sessionStorage.setItem("filler-" + size, "x".repeat(size)); } catch {}
+            }
+        }""")
+        tab.get_by_label("text", exact=True).fill("y" * 60000)
+        tab.get_by_role("button", name="PUT").click()
+        _expect(tab.locator("#api-history [role=alert]")).to_contain_text(
+            "The browser's storage for this tab is full")
+
+
+# ---------------------------------------------------------------------------
 # The page template: the page for everyone (accessibility)
 # ---------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@
 //   The form from the schema   the fields the app's OpenAPI document describes, and checks
 //   Copy as curl        the curl command of the response shown, and of each form's request
 //   A stream, live      a stream's items as they arrive: read, drawn, stopped, resumed
+//   History             every answer shown, kept for this tab: opened, resent, cleared
 //   Start               enhance() builds every tool; start() listens; handOver() (the tests)
 
 // ---- The script's state, and a DOM builder: what it keeps, and how it makes elements ----
@@ -38,6 +39,8 @@ const state = {
   refreshing: null,  // the refresh under way, a promise: one at a time
   unrefreshed: "",  // a token whose refresh could not reach the server: tried again on demand
   landing: null,  // an authorization server's answer in the URL the page loaded: landedAnswer()
+  historyOpen: false,  // the history panel stays open across page swaps
+  historySaid: "",  // what keeping the history last said: the storage full, in words
 };
 
 // A DOM builder: el("button", {type: "button", onclick: back}, ["Back"]); functions listen.

@@ -11,6 +11,7 @@ function enhance(fetched) {
   queryPanel();
   formTabs(model);
   curlButtons();
+  historyPanel();
   if (!document.documentElement.classList.contains("refetch")) streamLive(fetched);
 }
 
@@ -25,6 +26,7 @@ function loaded() {
   enhance();
   const times = !stream && pageTiming();  // a stream's line has its own
   if (times) showTiming(times);
+  rememberLoad(times);
   if (state.landing && signinLanded(state.landing)) return;  // traded, and shown again
   if (refetch) withHeaders();
   else if (storedCredentials()) offerRefetch();
@@ -69,6 +71,6 @@ function handOver() {
     numberProblem, schemaKind, matchesPattern, lineReader, idHeader, detailOf, timingText,
     jwtClaims, whoOf, clockText, challengesText, needsText, basicCredential, allowedEndpoint,
     randomToken, pkceChallenge, authorizationURL, authorizationAnswer, withoutAnswer,
-    answerProblem};
+    answerProblem, boundedHistory, historyEntry};
   document.dispatchEvent(new CustomEvent("flask-api:script", {detail: Object.freeze(parts)}));
 }
