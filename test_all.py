@@ -44,6 +44,7 @@ selector: ``pytest test_all.py::TestStreams``.
                                  TestNotesFuzz, TestNotesOnGunicorn, TestNotesChangeFeed
 """
 
+import ast
 import base64
 import contextlib
 import datetime
@@ -12295,8 +12296,30 @@ class TestCopyAsCurl:
 
 
 # ---------------------------------------------------------------------------
-# The page template: History
+# The page template: The request as code
 # ---------------------------------------------------------------------------
+
+def _received_app():
+    """/echo/: each request it receives kept whole (method, path, headers, raw body, and a
+    multipart body's fields and files); GET and PUT answer with the count."""
+    app = FlaskAPI(__name__)
+    app.config["received"] = []
+
+    @app.route("/echo/", methods=["GET", "POST", "PUT", "PATCH"])
+    def echo_received():
+        multipart = request.mimetype == "multipart/form-data"  # read by werkzeug's parser
+        raw = None if multipart else request.get_data(cache=True)
+        app.config["received"].append({
+            "method": request.method, "path": request.full_path,
+            "type": request.mimetype, "accept": request.headers.get("Accept"),
+            "note": request.headers.get("X-Note"), "secret": request.headers.get("X-Secret"),
+            "body": raw,
+            "form": request.form.to_dict(flat=False) if multipart else None,
+            "files": [(name, upload.filename, upload.read()) for name, upload
+                      in request.files.items(multi=True)] if multipart else None})
+        return {"received": len(app.config["received"])}
+    return app
+
 
 def _history(tab):
     """The history this tab keeps, as the page stored it: newest first."""
@@ -12309,6 +12332,186 @@ def _open_history(tab):
         tab.locator("#api-history summary").click()
     return tab.locator("#api-history ol.history > li")
 
+
+def _parts_tab(tab, site, path):
+    """``tab`` at ``site + path``, the script's pure parts at ``window.parts``."""
+    tab.add_init_script("document.addEventListener('flask-api:script', "
+                        "(event) => { window.parts = event.detail; }, {once: true});")
+    tab.goto(site + path)
+    tab.wait_for_function("Boolean(window.parts)")
+
+
+def _run_code(language, code, folder):
+    """Run the code the page wrote (sh for HTTPie, python, node) in ``folder``: its output."""
+    if language == "httpie":
+        if not os.path.exists(os.path.join(os.path.dirname(sys.executable), "http")):
+            pytest.skip("needs HTTPie (pip install httpie)")
+        command = ["sh", "-c", code]
+        env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep +
+                   os.environ.get("PATH", ""), HTTPIE_CONFIG_DIR=str(folder))
+    elif language == "fetch":
+        if not shutil.which("node"):
+            pytest.skip("needs node")
+        path = os.path.join(str(folder), "request.mjs")
+        with open(path, "w", encoding="utf-8") as file:
+            file.write(code)
+        command, env = ["node", path], None
+    else:
+        pytest.importorskip(language)
+        command, env = [sys.executable, "-c", code], None
+    done = subprocess.run(command, cwd=str(folder), stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+    return done.stdout.decode("utf-8")
+
+
+CODE_LANGUAGES = ["httpie", "requests", "httpx", "fetch"]
+NOTE_HEADER = CURL_TEXT.strip().replace("\n", " ")  # a header's value: on one line, Latin-1
+
+
+class TestRequestAsCode:
+    """HTTPie, Python and fetch beside curl, run against a real server; an answer as a test."""
+
+    @pytest.mark.parametrize("language", CODE_LANGUAGES)
+    @pytest.mark.parametrize("kind", ["text", "multipart"])
+    def test_browser_code_sends_what_the_page_sends(self, chromium, live_site, tmp_path,
+                                                    language, kind):
+        app = _received_app()
+        site = live_site.serve(app)
+        with open(str(tmp_path / "notes.txt"), "wb") as file:
+            file.write(b"file \xc3\xa9 body\n")
+        # HTTPie sends a header's text as UTF-8, a browser as Latin-1: past ASCII, it says so
+        note = NOTE_HEADER.replace("\u00e9", "e") if language == "httpie" else NOTE_HEADER
+        with _open_tab(chromium, site) as tab:
+            _parts_tab(tab, site, "/echo/")
+            code = tab.evaluate("""async ([kind, text, language]) => {
+                const url = new URL("/echo/?a=1&b=it's", location.href).href;  // as the page has it
+                const headers = {"Accept": "application/json", "X-Note": text};
+                let body = JSON.stringify({text}), type = "application/json";
+                if (kind === "multipart") {
+                    body = new FormData();
+                    body.append("text", "@/etc/hostname");
+                    body.append("note", text);
+                    body.append("upload", new File(["file \\u00e9 body\\n"], "notes.txt"));
+                    type = "multipart/form-data";
+                }
+                const sent = type === "multipart/form-data" ? headers :
+                    {...headers, "Content-Type": type};  // as send() does
+                await fetch(url, {method: "PUT", headers: sent, body});
+                const request = ["PUT", url, headers, body, type];
+                return {httpie: () => parts.httpieCommand(...request),
+                        requests: () => parts.pythonCode("requests", ...request),
+                        httpx: () => parts.pythonCode("httpx", ...request),
+                        fetch: () => parts.fetchCode(...request)}[language]();
+            }""", [kind, note, language])
+        assert code is not None
+        _run_code(language, code, tmp_path)
+        page, client = app.config["received"][-2:]
+        assert page["method"] == client["method"] == "PUT"
+        assert client["path"] == page["path"] == "/echo/?a=1&b=it%27s"
+        assert client["note"] == page["note"] == note
+        assert client["accept"] == "application/json"
+        for part in ("type", "body", "form", "files"):
+            assert client[part] == page[part], part
+        if kind == "multipart":
+            assert client["form"]["text"] == ["@/etc/hostname"]  # a string, not a file read
+            assert client["files"] == [("upload", "notes.txt", b"file \xc3\xa9 body\n")]
+
+    def test_page_script_httpie_refuses_a_value_it_cannot_write(self, script_parts):
+        for value in ["a\\\\=b", "\u00e9"]:
+            assert _js(script_parts, """(value) => parts.httpieCommand("GET", "http://h.test/",
+                {"X-A": value}, undefined, undefined)""", value) is None
+        assert _js(script_parts, """() => parts.httpieCommand("GET", "http://h.test/",
+            {"X-A": "=x:y@z;", "X-Empty": ""}, undefined, undefined)""") == (
+            "'http' '--ignore-stdin' 'GET' 'http://h.test/' 'X-A:\\=x\\:y\\@z\\;' 'X-Empty;'")
+
+    def test_page_script_code_puts_a_placeholder_for_stored_headers_unless_asked(
+            self, script_parts):
+        headers = {"Accept": "application/json", "authorization": "Bearer s3cret"}
+        assert _js(script_parts, "(h) => parts.codeHeaders(h, ['Authorization'], false)",
+                   headers) == {"Accept": "application/json",
+                                "authorization": "<your authorization>"}
+        assert _js(script_parts, "(h) => parts.codeHeaders(h, ['Authorization'], true)",
+                   headers) == headers
+
+    def test_browser_form_copies_python_with_a_placeholder_then_the_stored_value(
+            self, tab, live_site, tmp_path):
+        pytest.importorskip("requests")
+        app = _received_app()
+        site = live_site.serve(app)
+        tab.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
+        tab.goto(site + "/echo/")
+        _add_header(tab, "X-Secret", "s3cret")
+        _raw_tab(tab)
+        tab.get_by_label("Content").fill('{"text": "it\'s 2.0 and 9007199254740993"}')
+        form = tab.locator("form[data-api]")
+        form.get_by_label("Copy as").select_option(label="Python (requests)")
+        form.get_by_role("button", name="Copy PUT as code").click()
+        code = tab.evaluate("navigator.clipboard.readText()")
+        _expect(form.locator("pre.curl")).to_have_text(code)
+        _expect(form.locator("pre.curl")).to_have_attribute("aria-label",
+                                                            "Python (requests) code")
+        assert "s3cret" not in code and '"X-Secret": "<your X-Secret>"' in code
+        form.get_by_label("Include stored secrets").check()
+        form.get_by_role("button", name="Copy PUT as code").click()
+        _expect(form.locator("pre.curl")).to_contain_text('"X-Secret": "s3cret"')
+        code = tab.locator("form[data-api] pre.curl").inner_text()
+        form.get_by_role("button", name="PUT", exact=True).click()
+        _expect(tab.locator("pre.response")).to_contain_text('"received"')
+        _run_code("requests", code, tmp_path)
+        page, client = app.config["received"][-2:]
+        assert client == dict(page, accept=client["accept"])  # the page asks for its HTML
+        assert client["secret"] == "s3cret" and client["body"] == (
+            b'{"text": "it\'s 2.0 and 9007199254740993"}')
+
+    def test_browser_answer_as_a_test_passes_against_the_app_and_fails_once_it_changes(
+            self, tab, notes_site, tmp_path):
+        tab.goto("/1/")
+        _open_history(tab)
+        tab.get_by_role("button", name=re.compile(r"^As a test: GET \/1\/ at ")).click()
+        shown = tab.locator("#api-history-shown")
+        _expect(shown.get_by_role("heading")).to_be_focused()
+        shown.get_by_label("How your tests get the app (Python)").fill(
+            "from notes_app import create_app\napp = create_app()")
+        # the URL the page saw names its live server's port: a value to leave out
+        shown.get_by_label("Values to leave out").fill("/url")
+        code = shown.get_by_label("pytest test").inner_text()
+        assert '"text": "build the codez"' in code and "/url" not in code.split("LEFT_OUT")[0]
+
+        def pytest_run(app_line):
+            with open(str(tmp_path / "test_answer.py"), "w", encoding="utf-8") as file:
+                file.write(code.replace("app = create_app()", app_line))
+            return subprocess.run(
+                [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                 "test_answer.py"], cwd=str(tmp_path), stdout=subprocess.PIPE,
+                env=dict(os.environ, PYTHONPATH=NOTES_DIR), timeout=120)
+        passed = pytest_run("app = create_app()")
+        assert passed.returncode == 0, passed.stdout.decode()
+        failed = pytest_run("app = create_app({1: 'changed'})")
+        assert failed.returncode == 1 and b"'changed'" in failed.stdout
+
+    def test_page_script_answer_as_a_test_sends_the_body_and_leaves_out_what_is_marked(
+            self, script_parts):
+        code = _js(script_parts, """() => parts.pytestTest({at: 0, method: "PUT",
+            url: "http://h.test/1/?a=b", headerNames: ["X-Secret"], status: 201,
+            sent: {type: "application/json", text: '{"n": 18446744073709551617}'},
+            body: '{"n": 18446744073709551617, "ok": true, "x": null, "r": 1.0, ' +
+                  '"items": [{"id": 1, "at": "now"}]}'},
+            "from app import app", parts.leftOutPaths("/items/*/at"))""")
+        assert 'client.open(\n        "/1/?a=b",\n        method="PUT",' in code
+        assert '"X-Secret": "<your X-Secret>"' in code
+        assert 'data="{\\"n\\": 18446744073709551617}".encode("utf-8")' in code
+        assert "assert response.status_code == 201" in code
+        assert 'LEFT_OUT = [["items","*","at"]]' in code
+        expected = code.split("assert data == ")[1]
+        assert ast.literal_eval(expected) == {"n": 18446744073709551617, "ok": True, "x": None,
+                                              "r": 1.0, "items": [{"id": 1}]}
+        assert "1.0" in expected  # as the API wrote it
+
+
+# ---------------------------------------------------------------------------
+# The page template: History
+# ---------------------------------------------------------------------------
 
 class TestHistory:
     """Every answer the page shows, kept for the tab: listed, opened again, resent, cleared."""
@@ -12453,6 +12656,41 @@ class TestHistory:
         tab.get_by_role("button", name="PUT").click()
         _expect(tab.locator("#api-history [role=alert]")).to_contain_text(
             "The browser's storage for this tab is full")
+
+    def test_browser_history_keeps_a_streams_page_without_its_items(self, tab, stream_site):
+        site, _ = stream_site
+        tab.goto(site + "/all-good.jsonl")
+        entries = _open_history(tab)
+        _expect(entries).to_have_count(1)
+        _expect(entries.first.locator("code")).to_contain_text(
+            "GET /all-good.jsonl \u00b7 HTTP 200")
+        _expect(entries.first.locator("code")).to_contain_text("a stream")
+        tab.get_by_role("button", name=re.compile(r"^Open GET \/all-good")).click()
+        _expect(tab.locator("#api-history-shown pre")).to_contain_text(
+            "A stream: its items are not kept.")
+
+    def test_browser_history_axe_finds_nothing_and_the_keyboard_reaches_every_control(
+            self, tab, notes_site):
+        tab.goto("/1/")
+        tab.get_by_label("text", exact=True).fill("typed")
+        tab.get_by_role("button", name="PUT").click()
+        _expect(tab.locator("pre.response")).to_contain_text("typed")
+        tab.locator("#api-history summary").focus()
+        tab.keyboard.press("Enter")
+        _expect(_open_history(tab)).to_have_count(2)
+        assert _axe(tab) == []
+        for name in ["Open", "Resend", "As a test"]:  # Tab by Tab, in the list's order
+            tab.keyboard.press("Tab")
+            _expect(tab.locator(":focus")).to_have_text(name)
+        tab.keyboard.press("Shift+Tab")
+        tab.keyboard.press("Shift+Tab")
+        tab.keyboard.press("Enter")  # Open, the newest entry
+        _expect(tab.locator("#api-history-shown h2")).to_be_focused()
+        _expect(tab.locator("#api-live")).to_contain_text("The answer of PUT /1/")
+        assert _axe(tab) == []
+        tab.get_by_role("button", name=re.compile(r"^As a test: PUT ")).click()
+        _expect(tab.locator("#api-history-shown h2")).to_contain_text("as a pytest test")
+        assert _axe(tab) == []
 
 
 # ---------------------------------------------------------------------------

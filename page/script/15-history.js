@@ -133,13 +133,18 @@ function historyPanel() {
   const list = savedHistory();
   const details = el("details", {ontoggle: () => {
     state.historyOpen = details.open;
-    if (details.open && !details.querySelector("ol, .hint")) details.append(...historyList());
+    if (details.open) historyBuilt(details);
   }}, [el("summary", {}, ["History: " + counted(list.length, "request")])]);
   const said = state.historySaid ? [el("p", {class: "hint error", role: "alert"},
     [state.historySaid])] : [];
   section.replaceChildren(...said, details);
   details.open = state.historyOpen;
   section.hidden = false;
+}
+
+// The history's list in its panel, built the first time it is needed.
+function historyBuilt(details) {
+  if (!details.querySelector(":scope > .hint")) details.append(...historyList());
 }
 
 // The history's parts: what is kept, the entries with their buttons, and clear.
@@ -155,7 +160,9 @@ function historyList() {
     el("button", {type: "button", "aria-label": "Open " + entryName(entry),
       onclick: () => openEntry(entry)}, ["Open"]), " ",
     el("button", {type: "button", "aria-label": "Resend " + entryName(entry),
-      onclick: () => resend(entry)}, ["Resend"])]));
+      onclick: () => resend(entry)}, ["Resend"]), " ",
+    el("button", {type: "button", "aria-label": "As a test: " + entryName(entry),
+      onclick: () => testOfEntry(entry)}, ["As a test"])]));
   const entries = el("ol", {"aria-label": "Requests, newest first", class: "history"}, rows);
   return [hint, entries, el("div", {class: "bar"}, [
     el("button", {type: "button", onclick: clearHistory}, ["Clear history"])])];
@@ -175,6 +182,8 @@ function clearHistory() {
 function historyShown(children, focusOn) {
   const details = document.querySelector("#api-history details");
   if (!details) return null;
+  historyBuilt(details);
+  details.open = true;
   let shown = document.getElementById("api-history-shown");
   if (!shown) {
     shown = el("div", {id: "api-history-shown"});
@@ -239,4 +248,31 @@ async function resend(entry) {
   if (entry.method === "DELETE" && !window.confirm("Delete this resource?")) return;
   if (entry.url !== window.location.href) history.pushState(null, "", entry.url);
   show(await send(entry.method, entry.url, request.body, request.type));
+}
+
+// An entry as a pytest test for the app's own suite: how its tests get the app, the values to
+// leave out (they change from run to run), and the test, written again as either changes.
+function testOfEntry(entry) {
+  const app = el("textarea", {id: "api-test-app", rows: "2", spellcheck: "false"});
+  app.value = state.testApp;
+  const paths = el("textarea", {id: "api-test-left-out", rows: "3", spellcheck: "false",
+    placeholder: "/created\n/items/*/id"});
+  const code = el("pre", {class: "curl", tabindex: "0", "aria-label": "pytest test"});
+  const write = () => {
+    state.testApp = app.value;
+    code.textContent = pytestTest(entry, app.value, leftOutPaths(paths.value));
+  };
+  const copy = el("button", {type: "button", class: "copy", onclick: () => {
+    write();
+    copied(copy, navigator.clipboard.writeText(code.textContent));
+  }}, ["Copy the test"]);
+  app.addEventListener("input", write);
+  paths.addEventListener("input", write);
+  write();
+  historyShown([el("h2", {}, [entryName(entry) + " as a pytest test"]),
+    el("p", {class: "hint"}, ["Through Flask's test client: the same request, then the status " +
+      "and the data the page saw. Save it in your tests' folder and run pytest."]),
+    el("label", {for: "api-test-app"}, ["How your tests get the app (Python)"]), app,
+    el("label", {for: "api-test-left-out"}, ["Values to leave out: their paths, one a line " +
+      "(* for any key or index)"]), paths, el("div", {class: "bar"}, [copy]), code], "h2");
 }

@@ -11,6 +11,7 @@ function enhance(fetched) {
   queryPanel();
   formTabs(model);
   curlButtons();
+  codeButtons();
   historyPanel();
   if (!document.documentElement.classList.contains("refetch")) streamLive(fetched);
 }
@@ -71,6 +72,7 @@ function handOver() {
     numberProblem, schemaKind, matchesPattern, lineReader, idHeader, detailOf, timingText,
     jwtClaims, whoOf, clockText, challengesText, needsText, basicCredential, allowedEndpoint,
     randomToken, pkceChallenge, authorizationURL, authorizationAnswer, withoutAnswer,
-    answerProblem, boundedHistory, historyEntry};
+    answerProblem, boundedHistory, historyEntry, codeHeaders, httpieCommand, pythonCode,
+    fetchCode, leftOutPaths, leaveOut, pythonLiteral, pytestTest};
   document.dispatchEvent(new CustomEvent("flask-api:script", {detail: Object.freeze(parts)}));
 }
