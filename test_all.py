@@ -12679,6 +12679,9 @@ class TestHistory:
         tab.keyboard.press("Enter")
         _expect(_open_history(tab)).to_have_count(2)
         assert _axe(tab) == []
+        tab.keyboard.press("Tab")
+        _expect(tab.locator(":focus")).to_have_attribute("aria-label",
+                                                         re.compile(r"^Pick PUT \/1\/ at "))
         for name in ["Open", "Resend", "As a test"]:  # Tab by Tab, in the list's order
             tab.keyboard.press("Tab")
             _expect(tab.locator(":focus")).to_have_text(name)
@@ -12691,6 +12694,76 @@ class TestHistory:
         tab.get_by_role("button", name=re.compile(r"^As a test: PUT ")).click()
         _expect(tab.locator("#api-history-shown h2")).to_contain_text("as a pytest test")
         assert _axe(tab) == []
+
+
+# ---------------------------------------------------------------------------
+# The page template: Compare
+# ---------------------------------------------------------------------------
+
+class TestCompare:
+    """Two answers of the history, their data's differences by path, status and headers."""
+
+    def test_page_script_diff_reads_numbers_as_written_and_paths_as_pointers(
+            self, script_parts):
+        found = _js(script_parts, """() => {
+            const diff = parts.diffJSON(
+                parts.parseJSON('{"big": 18446744073709551617, "r": 1.0, "same": 2.5, ' +
+                                '"a/b": [1, 2, 3], "gone": "x", "s": "\u00e9"}'),
+                parts.parseJSON('{"big": 18446744073709551616, "r": 1, "same": 2.5, ' +
+                                '"a/b": [1, 5], "new": {"k": null}, "s": "\u00e9"}'));
+            return [diff.same, diff.changes.map((change) => [parts.pointer(change.path),
+                change.kind, change.from && parts.writeJSON(change.from, ""),
+                change.to && parts.writeJSON(change.to, "")])];
+        }""")
+        assert found == [3, [  # the same: 2.5, the list's 1, the "\u00e9"
+            ["/big", "changed", "18446744073709551617", "18446744073709551616"],
+            ["/r", "changed", "1.0", "1"],
+            ["/a~1b/1", "changed", "2", "5"],
+            ["/a~1b/2", "removed", "3", None],
+            ["/gone", "removed", '"x"', None],
+            ["/new", "added", None, '{"k": null}']]]
+
+    def test_page_script_diff_of_headers_ignores_the_case_of_names(self, script_parts):
+        found = _js(script_parts, """() => parts.diffHeaders(
+            [["Content-Type", "application/json"], ["ETag", "1"], ["X-Old", "a"]],
+            [["content-type", "application/json"], ["ETag", "2"], ["X-New", "b"]])""")
+        assert found == [{"path": ["ETag"], "kind": "changed", "from": "1", "to": "2"},
+                         {"path": ["X-Old"], "kind": "removed", "from": "a"},
+                         {"path": ["X-New"], "kind": "added", "to": "b"}]
+
+    def test_browser_compares_this_answer_with_the_last_from_its_url_in_one_click(
+            self, tab, notes_site):
+        hostile = "<b id=injected>bold</b>"
+        tab.goto("/1/")
+        assert _api(notes_site, "/1/", "PUT", {"text": hostile})[0] == 200
+        tab.reload()
+        tab.get_by_role("button", name="Compare with the previous answer from this URL").click()
+        shown = tab.locator("#api-history-shown")
+        _expect(shown.get_by_role("heading")).to_be_focused()
+        _expect(shown.get_by_role("heading")).to_contain_text(
+            re.compile(r"^Compared: GET \/1\/ at .* with GET \/1\/ at "))
+        _expect(shown).to_contain_text("Status: HTTP 200, both.")
+        _expect(shown).to_contain_text("Data: 0 added, 0 removed, 1 changed; 1 value the same")
+        change = shown.get_by_role("list", name="Changes in the data").locator("li")
+        _expect(change).to_have_text('/text changed "build the codez" \u2192 "' + hostile + '"')
+        assert tab.locator("#injected").count() == 0
+        _expect(tab.locator("#api-live")).to_contain_text("Compared: GET /1/")
+        assert _axe(tab) == []
+
+    def test_browser_compares_two_picked_entries_status_and_headers_too(self, tab, notes_site):
+        tab.goto("/1/")
+        tab.goto("/9/")  # a 404
+        entries = _open_history(tab)
+        entries.nth(0).get_by_role("checkbox").check()
+        tab.get_by_role("button", name="Compare the two picked").click()
+        _expect(tab.locator("#api-history-shown [role=alert]")).to_have_text(
+            "Pick two entries to compare: 1 is picked.")
+        entries.nth(1).get_by_role("checkbox").check()
+        tab.get_by_role("button", name="Compare the two picked").click()
+        shown = tab.locator("#api-history-shown")
+        _expect(shown).to_contain_text("Status: HTTP 200 \u2192 HTTP 404.")
+        _expect(shown).to_contain_text("/detail added")
+        _expect(shown).to_contain_text("/text removed")
 
 
 # ---------------------------------------------------------------------------

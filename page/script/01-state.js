@@ -19,6 +19,7 @@
 //   A stream, live      a stream's items as they arrive: read, drawn, stopped, resumed
 //   The request as code HTTPie, Python and fetch beside curl; an answer as a pytest test
 //   History             every answer shown, kept for this tab: opened, resent, cleared
+//   Compare             two answers' differences, by path, from the lossless JSON
 //   Start               enhance() builds every tool; start() listens; handOver() (the tests)
 
 // ---- The script's state, and a DOM builder: what it keeps, and how it makes elements ----

@@ -137,7 +137,7 @@ function historyPanel() {
   }}, [el("summary", {}, ["History: " + counted(list.length, "request")])]);
   const said = state.historySaid ? [el("p", {class: "hint error", role: "alert"},
     [state.historySaid])] : [];
-  section.replaceChildren(...said, details);
+  section.replaceChildren(...said, lastAnswerButton(list), details);
   details.open = state.historyOpen;
   section.hidden = false;
 }
@@ -147,7 +147,7 @@ function historyBuilt(details) {
   if (!details.querySelector(":scope > .hint")) details.append(...historyList());
 }
 
-// The history's parts: what is kept, the entries with their buttons, and clear.
+// The history's parts: what is kept, the entries with their buttons, compare and clear.
 function historyList() {
   const list = savedHistory();
   const hint = el("p", {class: "hint"}, ["This tab's last " + HISTORY_ENTRIES + " requests, " +
@@ -155,8 +155,9 @@ function historyList() {
     "most); an answer's body if it is " + HISTORY_BODY / 1024 + " KB or less. Your stored " +
     "headers' values are never kept, only their names."]);
   if (!list.length) return [hint];
-  const rows = list.map((entry) => el("li", {}, [
-    el("code", {}, [entryLine(entry)]), " ",
+  const rows = list.map((entry, index) => el("li", {}, [
+    el("input", {type: "checkbox", "data-index": index, "aria-label": "Pick " +
+      entryName(entry) + " to compare"}), " ", el("code", {}, [entryLine(entry)]), " ",
     el("button", {type: "button", "aria-label": "Open " + entryName(entry),
       onclick: () => openEntry(entry)}, ["Open"]), " ",
     el("button", {type: "button", "aria-label": "Resend " + entryName(entry),
@@ -164,7 +165,17 @@ function historyList() {
     el("button", {type: "button", "aria-label": "As a test: " + entryName(entry),
       onclick: () => testOfEntry(entry)}, ["As a test"])]));
   const entries = el("ol", {"aria-label": "Requests, newest first", class: "history"}, rows);
+  const compare = () => {
+    const picked = Array.from(entries.querySelectorAll("input:checked"), (box) =>
+      list[Number(box.dataset.index)]);
+    if (picked.length === 2) compareEntries(picked[1], picked[0]);
+    else {
+      historyShown([el("p", {class: "hint", role: "alert"}, ["Pick two entries to compare: " +
+        counted(picked.length, "is", "are") + " picked."])], "p");
+    }
+  };
   return [hint, entries, el("div", {class: "bar"}, [
+    el("button", {type: "button", onclick: compare}, ["Compare the two picked"]),
     el("button", {type: "button", onclick: clearHistory}, ["Clear history"])])];
 }
 

@@ -73,6 +73,7 @@ function handOver() {
     jwtClaims, whoOf, clockText, challengesText, needsText, basicCredential, allowedEndpoint,
     randomToken, pkceChallenge, authorizationURL, authorizationAnswer, withoutAnswer,
     answerProblem, boundedHistory, historyEntry, codeHeaders, httpieCommand, pythonCode,
-    fetchCode, leftOutPaths, leaveOut, pythonLiteral, pytestTest};
+    fetchCode, leftOutPaths, leaveOut, pythonLiteral, pytestTest, diffJSON, pointer,
+    diffHeaders, bodyDifferences};
   document.dispatchEvent(new CustomEvent("flask-api:script", {detail: Object.freeze(parts)}));
 }
