@@ -34,10 +34,13 @@ selector: ``pytest test_all.py::TestStreams``.
     TestPageTemplate             the page template: its script and style as code
     TestRequestHeaders ...       the script's sections without Python of their own, in its
       TestRequests,              order: request headers, requests, coming back, the query
-      TestComingBack,            form, the response panel, the form tab, copy as curl (the
-      TestQueryForm,             body as data and as a tree, the form from the schema and a
-      TestResponsePanel,         stream, live are in their sections' classes above)
-      TestFormTab, TestCopyAsCurl
+      TestComingBack,            form, the response panel, the form tab, copy as curl, the
+      TestQueryForm,             request as code (and an answer as a test), the history,
+      TestResponsePanel,         compare (the body as data and as a tree, the form from the
+      TestFormTab,               schema and a stream, live are in their sections' classes
+      TestCopyAsCurl,            above)
+      TestRequestAsCode,
+      TestHistory, TestCompare
     TestAccessibility            the page for everyone: what spans its parts
     TestNotesAPI ...             notes_app.py: the API, TestNotesLimitsAndHosts,
                                  TestNotesSQLite, TestNotesPostgres, TestNotesCommandLine,
