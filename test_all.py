@@ -12420,6 +12420,21 @@ class TestRequestAsCode:
             assert client["form"]["text"] == ["@/etc/hostname"]  # a string, not a file read
             assert client["files"] == [("upload", "notes.txt", b"file \xc3\xa9 body\n")]
 
+    def test_browser_copies_the_response_shown_as_code_and_it_gets_the_same_answer(
+            self, tab, notes_site, tmp_path):
+        tab.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=notes_site)
+        tab.goto("/1/?q=a%20b")
+        bar = tab.locator("#api-curl + .code-tools")
+        bar.get_by_label("Copy as").select_option(label="JavaScript (fetch)")
+        bar.get_by_role("button", name="Copy the request").click()
+        code = tab.evaluate("navigator.clipboard.readText()")
+        assert code.startswith('const response = await fetch("' + notes_site + '/1/?q=a%20b"')
+        _expect(tab.locator("#api-curl + .code-tools + pre.curl")).to_have_attribute(
+            "aria-label", "JavaScript (fetch) code")
+        output = _run_code("fetch", code, tmp_path)
+        status, text = output.split("\n", 1)
+        assert status == "200" and json.loads(text) == _api(notes_site, "/1/")[1]
+
     def test_page_script_httpie_refuses_a_value_it_cannot_write(self, script_parts):
         for value in ["a\\\\=b", "\u00e9"]:
             assert _js(script_parts, """(value) => parts.httpieCommand("GET", "http://h.test/",
@@ -12629,6 +12644,10 @@ class TestHistory:
         stored = tab.evaluate("sessionStorage.getItem('flask-api-history')")
         assert "s3cret-value" not in stored
         assert _history(tab)[0]["headerNames"] == ["X-Secret"]
+        kept = len(_history(tab))
+        tab.reload()  # loaded without the header, then fetched again with it: one entry
+        _expect(tab.locator("#api-refetched")).to_be_visible()
+        assert len(_history(tab)) == kept + 1 and _history(tab)[0]["headerNames"] == ["X-Secret"]
 
     def test_browser_history_resends_a_request_and_shows_the_new_answer(self, tab, notes_site):
         tab.goto("/1/")
