@@ -4281,7 +4281,7 @@ challenge; a token, an API key or OAuth needs JavaScript, or another client (cur
 </div>{% endif %}
 
 <pre class="response" data-method="{{ method }}" data-url="{{ path }}"
-  data-status="{{ status_line.split(" ")[0] }}"
+  data-status="{{ (status_line or "").split(" ")[0] }}"
   {%- if stream %} data-stream="{{ stream }}"{% endif %}
   {%- if not status_ok %} data-error{% endif %}><span class="key">{{ method }} {{ path }}</span>
 
@@ -7732,7 +7732,7 @@ function codeTools(place, requests) {
   const include = el("input", {type: "checkbox"});
   const bar = el("div", {class: "bar code-tools"}, [el("label", {}, ["Copy as ", language])]);
   const buttons = requests.map(([label, request]) => {
-    const button = el("button", {type: "button", class: "copy", onclick: () => {
+    const button = el("button", {type: "button", onclick: () => {
       const wanted = request();
       if (!wanted) return;
       const headers = codeHeaders(panelHeaders(wanted.headers || JSON_WANTED),
@@ -8188,6 +8188,7 @@ function testOfEntry(entry) {
 // is shown as each was written. Unchanged values are counted, not shown.
 
 const MOST_CHANGES = 1000;  // changes listed at the most; the rest are counted
+const ITEM_KEYS = ["id", "key", "pk", "uuid", "url", "slug"];  // members that may name an item
 
 // The differences between two nodes, by path: {changes: [{path, kind, from, to}], same},
 // kind "added", "removed" or "changed", same the count of values unchanged.
@@ -8200,6 +8201,11 @@ function diffJSON(before, after) {
       if (one.type === other.type && (one.type === "string" ? one.value === other.value :
         one.text === other.text)) same += 1;
       else changes.push({path, kind: "changed", from: one, to: other});
+      return;
+    }
+    const named = one.type === "array" && itemKey(one.items, other.items);
+    if (named) {
+      walkItems(one.items, other.items, named, path);
       return;
     }
     if (one.type === "array") {
@@ -8224,8 +8230,48 @@ function diffJSON(before, after) {
       if (!ones.has(key)) changes.push({path: path.concat(key), kind: "added", to: value});
     }
   }
+  // Compare two lists of items that each name themselves by a key: paired by it, so an item
+  // inserted is one added, not every later one changed (at the newer list's indexes; a
+  // removed one at the older's).
+  function walkItems(ones, others, key, path) {
+    const older = new Map(ones.map((item, index) => [itemName(item, key), index]));
+    const paired = new Set();
+    others.forEach((item, index) => {
+      const at = older.get(itemName(item, key));
+      if (at === undefined) changes.push({path: path.concat(index), kind: "added", to: item});
+      else {
+        paired.add(at);
+        walk(ones[at], item, path.concat(index));
+      }
+    });
+    ones.forEach((item, index) => {
+      if (!paired.has(index)) changes.push({path: path.concat(index), kind: "removed", from: item});
+    });
+  }
   walk(before, after, []);
   return {changes, same};
+}
+
+// An item's name by a key: its member's type and text; undefined where it has none.
+function itemName(item, key) {
+  if (item.type !== "object") return undefined;
+  const member = item.entries.find((entry) => entry[0] === key);
+  if (!member || (member[1].type !== "string" && member[1].type !== "number")) return undefined;
+  return member[1].type + ":" + (member[1].type === "string" ? member[1].value : member[1].text);
+}
+
+// The key that names every item of both lists, once each in each; null if none does.
+function itemKey(ones, others) {
+  if (!ones.length || !others.length || ones[0].type !== "object") return null;
+  return ITEM_KEYS.find((key) => [ones, others].every((items) => {
+    const names = new Set();
+    for (const item of items) {
+      const name = itemName(item, key);
+      if (name === undefined || names.has(name)) return false;
+      names.add(name);
+    }
+    return true;
+  })) || null;
 }
 
 // A path as a JSON Pointer: ["items", 3, "a/b"] is /items/3/a~1b; the root is "/".

@@ -110,7 +110,7 @@ function codeTools(place, requests) {
   const include = el("input", {type: "checkbox"});
   const bar = el("div", {class: "bar code-tools"}, [el("label", {}, ["Copy as ", language])]);
   const buttons = requests.map(([label, request]) => {
-    const button = el("button", {type: "button", class: "copy", onclick: () => {
+    const button = el("button", {type: "button", onclick: () => {
       const wanted = request();
       if (!wanted) return;
       const headers = codeHeaders(panelHeaders(wanted.headers || JSON_WANTED),
