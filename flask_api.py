@@ -8220,6 +8220,11 @@ function diffJSON(before, after) {
       }
       return;
     }
+    if (sameKeys(one.entries, other.entries)) {  // the usual case: paired in order, no maps
+      one.entries.forEach((member, index) => walk(member[1], other.entries[index][1],
+        path.concat(member[0])));
+      return;
+    }
     const others = new Map(other.entries);
     for (const [key, value] of one.entries) {
       if (others.has(key)) walk(value, others.get(key), path.concat(key));
@@ -8250,6 +8255,12 @@ function diffJSON(before, after) {
   }
   walk(before, after, []);
   return {changes, same};
+}
+
+// Whether two objects' members have the same keys in the same order.
+function sameKeys(ones, others) {
+  return ones.length === others.length && ones.every((member, index) =>
+    member[0] === others[index][0]);
 }
 
 // An item's name by a key: its member's type and text; undefined where it has none.
