@@ -29,7 +29,8 @@ says what outside code may call in it:
                           and script/, a file per section, as a reader meets the page:
                           state; request headers; signing in; requests; coming back; the query
                           form; the response panel; the body as data, as a tree; the form tab;
-                          the form from the schema; copy as curl; a stream, live; start
+                          the form from the schema; copy as curl; a stream, live; the
+                          request as code; history; compare; start
 
 Where to start: a renderer or parser of your own subclasses BaseRenderer or BaseParser
 and goes in DEFAULT_RENDERERS / DEFAULT_PARSERS or @set_renderers / @set_parsers; what
@@ -4491,6 +4492,7 @@ challenge; a token, an API key or OAuth needs JavaScript, or another client (cur
 
 <pre class="response" data-method="{{ method }}" data-url="{{ path }}"
   {%- if size %} data-size="{{ size }}"{% endif %}
+  data-status="{{ (status_line or "").split(" ")[0] }}"
   {%- if stream %} data-stream="{{ stream }}"{% endif %}
   {%- if not status_ok %} data-error{% endif %}><span class="key">{{ method }} {{ path }}</span>
 
@@ -4532,6 +4534,8 @@ arrive, <a href="#api-items">below it</a>; or
 </fieldset>
 </form>
 {% endif %}
+{#- Filled by the script: the requests this tab sent, their answers kept (sessionStorage) -#}
+<section id="api-history" class="tools" aria-label="History" hidden></section>
 {% endblock %}
 </main>
 {# _STREAM_ITEMS #}</body>
@@ -4678,6 +4682,22 @@ label.required::after { content: " *" / ""; color: var(--err); }
 .scopes input { width: 24px; height: 24px; margin: 0; flex: none; }
 @media (pointer: coarse) { .scopes input { width: 44px; height: 44px; } }
 #api-signin-list:empty { display: none; }
+/* The history: its entries, each a line and its buttons; an entry opened, under the list */
+ol.history { padding-left: 3ch; }
+ol.history li { margin: .3rem 0; }
+ol.history code { overflow-wrap: anywhere; }
+#api-history-shown h2 { font-size: 1.1rem; margin: .75rem 0 .25rem; }
+/* The request as code: the language, the buttons, and whether to include stored values */
+.code-tools label { display: inline-flex; gap: .4rem; align-items: center; font-weight: 400; }
+.code-tools input[type=checkbox] { width: 24px; height: 24px; margin: 0; }
+#api-history-shown textarea { min-height: 3.5rem; }
+/* A comparison: each change's kind in words, coloured too */
+ol.diff { padding-left: 3ch; }
+ol.diff li { margin: .2rem 0; overflow-wrap: anywhere; }
+.change { font-weight: 600; }
+.change.added { color: var(--ok); }
+.change.removed { color: var(--err); }
+.change.changed { color: var(--accent); }
 """
 
 # language=JavaScript
@@ -4705,6 +4725,9 @@ _PAGE_SCRIPT = r"""
 //   The form from the schema   the fields the app's OpenAPI document describes, and checks
 //   Copy as curl        the curl command of the response shown, and of each form's request
 //   A stream, live      a stream's items as they arrive: read, drawn, stopped, resumed
+//   The request as code HTTPie, Python and fetch beside curl; an answer as a pytest test
+//   History             every answer shown, kept for this tab: opened, resent, cleared
+//   Compare             two answers' differences, by path, from the lossless JSON
 //   Start               enhance() builds every tool; start() listens
 // (page/test/hand-over.js hands the pure parts to the unit tests, in their build only.)
 
@@ -4732,6 +4755,9 @@ const state = {
   held: new Map(),  // the Web Locks this tab holds for its sign-ins: name to {release, held}
   handovers: new Map(),  // a sign-in's grant to the call that takes another tab's newer tokens
   landing: null,  // an authorization server's answer in the URL the page loaded: landedAnswer()
+  historyOpen: false,  // the history panel stays open across page swaps
+  historySaid: "",  // what keeping the history last said: the storage full, in words
+  testApp: "from app import app",  // how the app's tests get the app: see testOfEntry()
 };
 
 // A DOM builder: el("button", {type: "button", onclick: back}, ["Back"]); functions listen.
@@ -6204,7 +6230,12 @@ async function show(response, focusOn = "pre.response") {
     const panel = showPanel(state.sent, "HTTP " + response.status + " " + response.statusText,
       !response.ok, response.headers, text ? [text] : [el("span", {class: "hint"},
         ["No content."])]);
+    if (panel) panel.dataset.status = response.status;
     if (panel && !text) panel.after(wayOn());  // 204 to a DELETE, an empty 200: where to go
+  }
+  if (response) {
+    remember(times, isPage(response) && text ? null :
+      {headers: Array.from(response.headers), body: text});
   }
   if (times) showTiming(times);
   showResult(focusOn);
@@ -6225,6 +6256,7 @@ async function showStreamPage(response, focusOn) {
   const reader = response.body.getReader(), parts = streamPageParts(reader);
   document.documentElement.classList.remove("refetch");
   swapPage((await parts.next()).value.head, {response, reader, parts});
+  remember(null);
   showResult(focusOn);
 }
 
@@ -6285,6 +6317,7 @@ function showPanel(sent, status, error, headers, body) {
   const url = new URL(sent.url, window.location.href);
   Object.assign(panel.dataset, {method: sent.method, url: url.href});
   panel.toggleAttribute("data-error", error);
+  delete panel.dataset.status;  // show() sets it: a redirect not followed has none
   const lines = [el("span", {class: "key"}, [sent.method + " " + url.pathname + url.search]),
     "\n\n", el("span", {class: error ? "status error" : "status"}, [status]), "\n"];
   for (const [name, value] of headers) {
@@ -8108,6 +8141,762 @@ function streamDone(stream, ended) {
   if (stream.list.isConnected) announce(stream.line.textContent);
 }
 
+// ---- The request as code: HTTPie, Python and JavaScript beside curl; an answer as a test ----
+// Each writes the request as the page would send it (method, URL, headers, the body as its
+// type says: text as it is, multipart fields as strings and files by name). A stored header's
+// value is a placeholder to fill, unless the person asks to include it.
+
+const LANGUAGES = {  // the code the page writes: its name, and the function that writes it
+  httpie: ["HTTPie", (...request) => httpieCommand(...request)],
+  requests: ["Python (requests)", (...request) => pythonCode("requests", ...request)],
+  httpx: ["Python (httpx)", (...request) => pythonCode("httpx", ...request)],
+  fetch: ["JavaScript (fetch)", (...request) => fetchCode(...request)],
+};
+
+// The headers code sends: each stored one's value a placeholder, unless `include`; their
+// values without the spaces at their ends, as fetch() sends them.
+function codeHeaders(headers, stored, include) {
+  const secret = new Set(include ? [] : stored.map((name) => name.toLowerCase()));
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name,
+    secret.has(name.toLowerCase()) ? "<your " + name + ">" : value.replace(/^[\t ]+|[\t ]+$/g,
+      "")]));
+}
+
+// The headers with the body's type, but not multipart's: the client writes it, with its boundary.
+function typedHeaders(headers, type) {
+  return type && type !== "multipart/form-data" ? {...headers, "Content-Type": type} : headers;
+}
+
+// A request item for HTTPie: its separators (: = @ ;) escaped; null where a backslash before
+// one of them leaves no way to write it.
+function httpieEscaped(text) {
+  if (/\\[:=@;]/.test(text)) return null;
+  return text.replace(/[:=@;]/g, "\\$&");
+}
+
+// The HTTPie command for a request: text bodies with --raw, multipart fields as its items
+// (a file by its name); null where HTTPie cannot send a value as it is.
+function httpieCommand(method, url, headers, body, type) {
+  const words = ["http", "--ignore-stdin"], items = [], texts = [];
+  if (Object.values(headers).some((value) => /[^\x00-\x7f]/.test(value))) return null;
+  for (const [name, value] of Object.entries(typedHeaders(headers, type))) {
+    items.push(value === "" ? name + ";" : name + ":" + httpieEscaped(value));
+    texts.push(value);
+  }
+  if (body instanceof FormData) {
+    words.push("--multipart");
+    for (const [key, value] of body) {
+      const file = typeof value !== "string";  // a file: the user's copy of it, by its name
+      items.push(httpieEscaped(key) + (file ? "@" + value.name : "=" + httpieEscaped(value)));
+      texts.push(key, file ? "" : value);
+    }
+  } else if (body !== undefined && body !== null) words.push("--raw=" + body);
+  if (texts.some((text) => httpieEscaped(text) === null)) return null;
+  return words.concat(method, url).map(shellQuote).concat(items.map(shellQuote)).join(" ");
+}
+
+// Python for a request, with requests or httpx: a text body as its bytes, multipart as files.
+function pythonCode(library, method, url, headers, body, type) {
+  const lines = ["import " + library, "", "response = " + library + ".request(",
+    "    " + JSON.stringify(method) + ",", "    " + JSON.stringify(url) + ",",
+    "    headers={"];
+  for (const [name, value] of Object.entries(typedHeaders(headers, type))) {
+    // httpx takes a header's text as ASCII only: past that, its bytes, Latin-1 as a browser's
+    const bytes = library === "httpx" && /[^\x00-\x7f]/.test(value) ? ".encode(\"latin-1\")" : "";
+    lines.push("        " + JSON.stringify(name) + ": " + JSON.stringify(value) + bytes + ",");
+  }
+  lines.push("    },");
+  if (body instanceof FormData) {
+    lines.push("    files=[");
+    for (const [key, value] of body) {
+      lines.push("        (" + JSON.stringify(key) + ", " + (typeof value === "string" ?
+        "(None, " + JSON.stringify(value) + ")" : "(" + JSON.stringify(value.name) + ", open(" +
+        JSON.stringify(value.name) + ", \"rb\"))") + "),");
+    }
+    lines.push("    ],");
+  } else if (body !== undefined && body !== null) {
+    lines.push("    " + (library === "httpx" ? "content" : "data") + "=" +
+      JSON.stringify(String(body)) + ".encode(\"utf-8\"),");
+  }
+  return lines.concat(")", "print(response.status_code)", "print(response.text)", "")
+    .join("\n");
+}
+
+// JavaScript for a request with fetch, as a module for Node 20 (or a page of the API's site).
+function fetchCode(method, url, headers, body, type) {
+  const lines = [], options = ["  method: " + JSON.stringify(method) + ","];
+  options.push("  headers: " + JSON.stringify(typedHeaders(headers, type), null, 2)
+    .replace(/\n/g, "\n  ") + ",");
+  if (body instanceof FormData) {
+    const files = Array.from(body).some((pair) => typeof pair[1] !== "string");
+    if (files) lines.push("import {openAsBlob} from \"node:fs\";", "");
+    lines.push("const body = new FormData();");
+    for (const [key, value] of body) {
+      lines.push("body.append(" + JSON.stringify(key) + ", " + (typeof value === "string" ?
+        JSON.stringify(value) : "await openAsBlob(" + JSON.stringify(value.name) + "), " +
+        JSON.stringify(value.name)) + ");");
+    }
+    options.push("  body,");
+  } else if (body !== undefined && body !== null) {
+    options.push("  body: " + JSON.stringify(String(body)) + ",");
+  }
+  return lines.concat("const response = await fetch(" + JSON.stringify(url) + ", {",
+    ...options, "});", "console.log(response.status);", "console.log(await response.text());",
+    "").join("\n");
+}
+
+// The code tools of a bar: the language, whether to include stored values, a button for each
+// request (its label, and a function that gives {method, url, body, type}, or null).
+function codeTools(place, requests) {
+  const language = el("select", {}, Object.entries(LANGUAGES).map(([key, [name]]) =>
+    el("option", {value: key}, [name])));
+  const include = el("input", {type: "checkbox"});
+  const bar = el("div", {class: "bar code-tools"}, [el("label", {}, ["Copy as ", language])]);
+  const buttons = requests.map(([label, request]) => {
+    const button = el("button", {type: "button", onclick: () => {
+      const wanted = request();
+      if (!wanted) return;
+      const headers = codeHeaders(panelHeaders(wanted.headers || JSON_WANTED),
+        savedHeaders().map((pair) => pair[0]), include.checked);
+      const text = LANGUAGES[language.value][1](wanted.method, wanted.url, headers,
+        wanted.body, wanted.type);
+      showCode(button, bar, text === null ? "HTTPie cannot send this request as the page " +
+        "does: a header's value past ASCII (HTTPie sends UTF-8), or a backslash before : = @ " +
+        "or ;." : text,
+      LANGUAGES[language.value][0] + " code", text !== null);
+    }}, [label]);
+    return button;
+  });
+  bar.append(...buttons, el("label", {}, [include, " Include stored secrets"]));
+  place.after(bar);
+}
+
+// Show code after its bar, selectable, and copy it (or say why there is none).
+function showCode(button, bar, text, name, copy) {
+  let shown = bar.nextElementSibling;
+  if (!shown || !shown.classList.contains("curl")) {
+    shown = el("pre", {class: "curl", tabindex: "0"});
+    bar.after(shown);
+  }
+  shown.setAttribute("aria-label", name);
+  shown.textContent = text;
+  if (!copy) {
+    announce(text);
+    return;
+  }
+  copied(button, navigator.clipboard.writeText(text).catch((error) => {
+    window.getSelection().selectAllChildren(shown);  // the user copies it from there
+    throw error;
+  }));
+}
+
+// The code tools for the response shown, and for each method of the request form.
+function codeButtons() {
+  const section = document.getElementById("api-curl");
+  if (section && !section.hidden) {
+    codeTools(section, [["Copy the request", () => {
+      const shown = Object.assign({method: "GET", url: window.location.href},
+        document.querySelector("pre.response")?.dataset);
+      const sent = state.sent && state.sent.method === shown.method ? state.sent : {};
+      return {method: shown.method, url: new URL(shown.url, window.location.href).href,
+        headers: shown.stream ? {"Accept": shown.stream} : JSON_WANTED, body: sent.body,
+        type: sent.type};
+    }]]);
+  }
+  const bar = document.querySelector("form[data-api] fieldset > .bar");
+  if (!bar) return;
+  const form = bar.closest("form"), methods = bar.querySelectorAll("button[name=_method]");
+  codeTools(bar, Array.from(methods, (button) => [methods.length > 1 ? "Copy " +
+    button.value + " as code" : "Copy as code", () => {
+    const request = formRequest(form, button.value);
+    return request && {method: button.value, url: window.location.href, ...request};
+  }]));
+}
+
+// ---- An answer as a test: a pytest test, through Flask's test client, of an entry's request ----
+
+// The paths a person leaves out, one a line: "/items/*/id" is ["items", "*", "id"].
+function leftOutPaths(text) {
+  return text.split("\n").map((line) => line.trim()).filter(Boolean).map((line) =>
+    line.replace(/^\//, "").split("/").map((part) =>
+      part.replace(/~1/g, "/").replace(/~0/g, "~")));
+}
+
+// A node without the values at a path ("*": every key or index); a removed item shifts the
+// rest, as the test's _left_out() does.
+function leaveOut(node, path) {
+  if (!path.length || (node.type !== "object" && node.type !== "array")) return node;
+  const [first, ...rest] = path, object = node.type === "object";
+  const kept = [];
+  (object ? node.entries : node.items).forEach((member, index) => {
+    const key = object ? member[0] : String(index), value = object ? member[1] : member;
+    const hit = first === "*" || first === key;
+    if (hit && !rest.length) return;
+    const left = hit ? leaveOut(value, rest) : value;
+    kept.push(object ? [key, left] : left);
+  });
+  return object ? {type: "object", entries: kept} : {type: "array", items: kept};
+}
+
+// A node as a Python literal: as writeJSON() writes it, with True, False and None.
+function pythonLiteral(node, indent = "    ", newline = "\n") {
+  if (node.type === "string") return JSON.stringify(node.value);
+  if (node.type === "boolean") return node.text === "true" ? "True" : "False";
+  if (node.type === "null") return "None";
+  if (node.type === "number") return node.text;
+  const object = node.type === "object", inner = newline + indent, members = [];
+  for (const member of membersOf(node)) {
+    members.push(object ? JSON.stringify(member[0]) + ": " + pythonLiteral(member[1], indent,
+      inner) : pythonLiteral(member, indent, inner));
+  }
+  const [open, close] = object ? ["{", "}"] : ["[", "]"];
+  if (!members.length) return open + close;
+  return open + inner + members.join("," + inner) + "," + newline + close;
+}
+
+// The Python that sends an entry's request through the test client: its keyword arguments.
+function testClientArguments(entry) {
+  const headers = {"Accept": "application/json"};
+  for (const name of entry.headerNames) headers[name] = "<your " + name + ">";
+  const sent = entry.sent, lines = [];
+  if (sent && !sent.fields && sent.type) headers["Content-Type"] = sent.type;
+  lines.push("        headers=" + pythonLiteral(parseJSON(JSON.stringify(headers)), "    ",
+    "\n        ") + ",");
+  if (sent?.fields) {
+    lines.push("        data=MultiDict([");
+    for (const [key, value] of sent.fields) {
+      lines.push("            (" + JSON.stringify(key) + ", " + (typeof value === "string" ?
+        JSON.stringify(value) : "(io.BytesIO(b\"\"), " + JSON.stringify(value.file) + ")") +
+        "),");
+    }
+    lines.push("        ]),", "        content_type=\"multipart/form-data\",");
+  } else if (sent && sent.text !== null) {
+    lines.push("        data=" + JSON.stringify(sent.text) + ".encode(\"utf-8\"),");
+  }
+  return lines;
+}
+
+// A pytest test of an entry: its request through the app's test client, then the status and
+// the data the page saw, the paths left out; `app` is how the app's tests get the app.
+function pytestTest(entry, app, leftOut) {
+  const url = new URL(entry.url), path = url.pathname + url.search;
+  const name = "test_" + (entry.method + path).toLowerCase().replace(/[^a-z0-9]+/g, "_")
+    .replace(/_+$/, "") + "_answers_as_the_page_saw";
+  let data, expected = [];
+  try { data = entry.body === null ? null : parseJSON(entry.body); } catch { data = null; }
+  if (data) {
+    for (const one of leftOut) data = leaveOut(data, one);
+    expected = ["    data = response.get_json()", "    for path in LEFT_OUT:",
+      "        data = _left_out(data, path)", "    assert data == " + pythonLiteral(data)];
+  } else if (entry.body !== null) {
+    expected = ["    assert response.get_data(as_text=True) == " + JSON.stringify(entry.body)];
+  }
+  const imports = entry.sent?.fields ? ["import io", "", "import pytest",
+    "from werkzeug.datastructures import MultiDict"] : ["import pytest"];
+  return [
+    "\"\"\"" + entry.method + " " + path + " as the browsable page saw it at " +
+      new Date(entry.at).toISOString() + ": written by its history.\"\"\"", "",
+    ...imports, "", app, "", "# Values that change from run to run, left out of the comparison.",
+    "LEFT_OUT = " + JSON.stringify(leftOut), "", "", "def _left_out(data, path):",
+    "    \"\"\"The data without the values at a path (\"*\": any key or index).\"\"\"",
+    "    if not path or not isinstance(data, (dict, list)):", "        return data",
+    "    first, rest = path[0], path[1:]",
+    "    members = data.items() if isinstance(data, dict) else enumerate(data)",
+    "    kept = [(key, _left_out(value, rest) if first in (\"*\", str(key)) else value)",
+    "            for key, value in members if rest or first not in (\"*\", str(key))]",
+    "    return dict(kept) if isinstance(data, dict) else [value for _, value in kept]",
+    "", "", "@pytest.fixture", "def client():", "    app.config[\"TESTING\"] = True",
+    "    return app.test_client()", "", "",
+    "def " + name + "(client):", "    response = client.open(",
+    "        " + JSON.stringify(path) + ",", "        method=" + JSON.stringify(entry.method) + ",",
+    ...testClientArguments(entry), "    )",
+    "    assert response.status_code == " + entry.status, ...expected, ""].join("\n");
+}
+
+// ---- History: every answer the page shows, kept for this tab; opened again, resent, cleared ----
+// Each answer the page shows (a page it loads or swaps in, an answer in the panel, a stream's
+// page) is an entry, newest first, in sessionStorage: this tab only, kept across reloads and
+// Back, gone with the tab. The stored headers' values are never kept: only their names.
+
+const HISTORY_KEY = "flask-api-history";  // where sessionStorage keeps it
+const HISTORY_ENTRIES = 50;  // entries kept at the most: the oldest go first
+const HISTORY_BODY = 64 * 1024;  // bytes of a body kept at the most; a longer one is not kept
+const HISTORY_BYTES = 1024 * 1024;  // bytes the whole history takes at the most, as UTF-8 JSON
+const CLOCK = new Intl.DateTimeFormat("en-GB", {hour: "2-digit", minute: "2-digit",
+  second: "2-digit"});  // 14:05:09, the time an entry was answered
+
+// The bytes a text takes in UTF-8, as a server counts them.
+function utf8Length(text) {
+  return new TextEncoder().encode(text).length;
+}
+
+// The history, newest first: [{at, method, url, sent, headerNames, status, ms, bytes, ...}].
+function savedHistory() {
+  let list;
+  try { list = JSON.parse(sessionStorage.getItem(HISTORY_KEY)) || []; } catch { list = []; }
+  return Array.isArray(list) ? list.filter((entry) => typeof entry?.url === "string" &&
+    typeof entry.method === "string") : [];
+}
+
+// A request's body as kept: its text (too long: null), or its multipart fields, a file by name.
+function keptBody(body, type) {
+  if (body === undefined || body === null) return null;
+  if (!(body instanceof FormData)) {
+    const text = String(body);
+    return {type, text: utf8Length(text) <= HISTORY_BODY ? text : null, bytes: utf8Length(text)};
+  }
+  return {type: "multipart/form-data", fields: Array.from(body, ([key, value]) =>
+    [key, typeof value === "string" ? value : {file: value.name, bytes: value.size}])};
+}
+
+// An entry: the request (the stored headers by name, never their values), then its answer,
+// whose body is kept if no longer than the bound.
+function historyEntry(request, answer, at) {
+  const bytes = answer.body === null ? null : utf8Length(answer.body);
+  return {at, method: request.method, url: request.url, sent: keptBody(request.body,
+    request.type), headerNames: request.headerNames || [], status: answer.status,
+  ms: answer.ms ?? null, bytes, headers: answer.headers, stream: answer.stream || null,
+  body: bytes !== null && bytes <= HISTORY_BODY ? answer.body : null};
+}
+
+// The history with an entry first, within the bounds: the oldest go past either.
+function boundedHistory(list, entry, most = HISTORY_ENTRIES, bytes = HISTORY_BYTES) {
+  const kept = [entry].concat(list).slice(0, most);
+  const sizes = kept.map((one) => utf8Length(JSON.stringify(one)) + 1);  // and its comma
+  let total = sizes.reduce((sum, size) => sum + size, 1);
+  while (kept.length > 1 && total > bytes) {
+    total -= sizes[kept.length - 1];
+    kept.pop();
+  }
+  return kept;
+}
+
+// Keep the history; where the browser's storage is full, the oldest go until it fits. What
+// was not kept, in words ("" if all was).
+function saveHistory(list) {
+  for (let kept = list; ; kept = kept.slice(0, -1)) {
+    try {
+      if (kept.length) sessionStorage.setItem(HISTORY_KEY, JSON.stringify(kept));
+      else sessionStorage.removeItem(HISTORY_KEY);
+      return kept.length === list.length ? "" : "The browser's storage for this tab is full: " +
+        (kept.length ? "the " + counted(list.length - kept.length, "oldest entry",
+          "oldest entries") + " had to go." : "this answer could not be kept.");
+    } catch (error) {
+      if (!kept.length) return "The history could not be kept: " + error.message;
+    }
+  }
+}
+
+// The headers the panel shows, as [name, value]: each key, then the text up to the next (not
+// a comment, such as the server's mark for late headers).
+function shownHeaders(panel) {
+  const pairs = [];
+  for (let node = panel.querySelector(".status")?.nextSibling;
+    node && !node.classList?.contains("body"); node = node.nextSibling) {
+    if (node.classList?.contains("key")) pairs.push([node.textContent.replace(/:$/, ""), ""]);
+    else if (pairs.length && node.nodeType !== 8 && !node.classList?.contains("timing")) {
+      pairs[pairs.length - 1][1] += node.textContent;
+    }
+  }
+  return pairs.map(([name, value]) => [name, value.trim()]);
+}
+
+// Keep the answer just shown, read from the panel (raw: the headers and text of an answer that
+// is not a page), with the request behind it; its time in ms, if known.
+function remember(times, raw) {
+  const panel = document.querySelector("pre.response");
+  if (!panel || !panel.dataset.status) return;
+  const url = new URL(panel.dataset.url, window.location.href).href, method = panel.dataset.method;
+  const sent = state.sent && state.sent.method === method && state.sent.url === url ? state.sent :
+    {method, url};
+  const answer = raw || {headers: shownHeaders(panel), stream: panel.dataset.stream,
+    body: panel.dataset.stream ? null : panel.querySelector(".body")?.textContent ?? ""};
+  const entry = historyEntry({...sent, headerNames: savedHeaders().map((pair) => pair[0])},
+    {...answer, status: Number(panel.dataset.status),
+      ms: times ? Math.round(times.end - times.started) : null}, Date.now());
+  state.historySaid = saveHistory(boundedHistory(savedHistory(), entry));
+  historyPanel();
+}
+
+// Keep the page the browser loaded itself: not one it shows again from Back (kept already),
+// nor one about to be fetched again with the stored headers (that answer is kept).
+function rememberLoad(times) {
+  const entry = performance.getEntriesByType("navigation")[0];
+  if (entry?.type === "back_forward" || document.documentElement.classList.contains("refetch")) {
+    historyPanel();
+  } else remember(times);
+}
+
+// An entry in a line: method, path, status, time of day, size, time taken.
+function entryLine(entry) {
+  const url = new URL(entry.url);
+  return [entry.method + " " + url.pathname + url.search, entry.status ? "HTTP " +
+    entry.status : "", CLOCK.format(entry.at), entry.stream ? "a stream" : entry.bytes === null ?
+    "" : counted(entry.bytes, "byte"), entry.ms === null ? "" : NUMBERS.format(entry.ms) + " ms"]
+    .filter(Boolean).join(" \u00b7 ");
+}
+
+// The entry's name, for its controls: "GET /1/ at 14:05:09".
+function entryName(entry) {
+  return entry.method + " " + new URL(entry.url).pathname + " at " + CLOCK.format(entry.at);
+}
+
+// The history panel: its count; opened, its entries (built when opened), and what it said.
+function historyPanel() {
+  const section = document.getElementById("api-history");
+  if (!section) return;
+  const list = savedHistory();
+  const details = el("details", {ontoggle: () => {
+    state.historyOpen = details.open;
+    if (details.open) historyBuilt(details);
+  }}, [el("summary", {}, ["History: " + counted(list.length, "request")])]);
+  const said = state.historySaid ? [el("p", {class: "hint error", role: "alert"},
+    [state.historySaid])] : [];
+  section.replaceChildren(...said, lastAnswerButton(list), details);
+  details.open = state.historyOpen;
+  section.hidden = false;
+}
+
+// The history's list in its panel, built the first time it is needed.
+function historyBuilt(details) {
+  if (!details.querySelector(":scope > .hint")) details.append(...historyList());
+}
+
+// The history's parts: what is kept, the entries with their buttons, compare and clear.
+function historyList() {
+  const list = savedHistory();
+  const hint = el("p", {class: "hint"}, ["This tab's last " + HISTORY_ENTRIES + " requests, " +
+    "newest first, kept until the tab is closed (" + HISTORY_BYTES / 1024 / 1024 + " MB at the " +
+    "most); an answer's body if it is " + HISTORY_BODY / 1024 + " KB or less. Your stored " +
+    "headers' values are never kept, only their names."]);
+  if (!list.length) return [hint];
+  const rows = list.map((entry, index) => el("li", {}, [
+    el("input", {type: "checkbox", "data-index": index, "aria-label": "Pick " +
+      entryName(entry) + " to compare"}), " ", el("code", {}, [entryLine(entry)]), " ",
+    el("button", {type: "button", "aria-label": "Open " + entryName(entry),
+      onclick: () => openEntry(entry)}, ["Open"]), " ",
+    el("button", {type: "button", "aria-label": "Resend " + entryName(entry),
+      onclick: () => resend(entry)}, ["Resend"]), " ",
+    el("button", {type: "button", "aria-label": "As a test: " + entryName(entry),
+      onclick: () => testOfEntry(entry)}, ["As a test"])]));
+  const entries = el("ol", {"aria-label": "Requests, newest first", class: "history"}, rows);
+  const compare = () => {
+    const picked = Array.from(entries.querySelectorAll("input:checked"), (box) =>
+      list[Number(box.dataset.index)]);
+    if (picked.length === 2) compareEntries(picked[1], picked[0]);
+    else {
+      historyShown([el("p", {class: "hint", role: "alert"}, ["Pick two entries to compare: " +
+        counted(picked.length, "is", "are") + " picked."])], "p");
+    }
+  };
+  return [hint, entries, el("div", {class: "bar"}, [
+    el("button", {type: "button", onclick: compare}, ["Compare the two picked"]),
+    el("button", {type: "button", onclick: clearHistory}, ["Clear history"])])];
+}
+
+// Forget the whole history, and say so.
+function clearHistory() {
+  saveHistory([]);
+  state.historySaid = "";
+  historyPanel();
+  document.querySelector("#api-history summary")?.focus();
+  announce("History cleared.");
+}
+
+// Show something of the history (an entry, a comparison, a test) under its list; focus its
+// first element of `focusOn`, and say what it is.
+function historyShown(children, focusOn) {
+  const details = document.querySelector("#api-history details");
+  if (!details) return null;
+  historyBuilt(details);
+  details.open = true;
+  let shown = document.getElementById("api-history-shown");
+  if (!shown) {
+    shown = el("div", {id: "api-history-shown"});
+    details.append(shown);
+  }
+  shown.replaceChildren(...children);
+  const place = shown.querySelector(focusOn);
+  if (place) {
+    place.setAttribute("tabindex", "-1");
+    place.focus();
+    announce(place.textContent);
+  }
+  return shown;
+}
+
+// An entry's answer as it was: its line, its status and headers, its body as a tree (as text
+// if it is not JSON, or a note if it was not kept).
+function openEntry(entry) {
+  const headers = entry.headers.flatMap(([name, value]) => [el("span", {class: "key"},
+    [name + ":"]), " " + value + "\n"]);
+  const answer = el("pre", {class: "response", "aria-label": "The answer of " +
+    entryName(entry)}, [el("span", {class: entry.status < 400 ? "status" : "status error"},
+    ["HTTP " + entry.status]), "\n", ...headers, "\n", ...answerBody(entry)]);
+  historyShown([el("h2", {}, ["The answer of " + entryName(entry)]), answer], "h2");
+}
+
+// An entry's body as the panel would show it: a tree, its text, or why it is not there.
+function answerBody(entry) {
+  if (entry.body === null) {
+    return [el("span", {class: "hint"}, [entry.stream ? "A stream: its items are not kept." :
+      "Its body (" + counted(entry.bytes, "byte") + ") was longer than the " +
+      HISTORY_BODY / 1024 + " KB kept."])];
+  }
+  let model;
+  try { model = parseJSON(entry.body); } catch { return [entry.body]; }
+  const tree = el("span", {class: "tree", onclick: foldClick, onkeydown: foldKey});
+  showTree(tree, model, FIRST_LINES, "the answer");
+  return [tree];
+}
+
+// The request of an entry, to send again: {body, type}; null where a file of it was not kept.
+function entryRequest(entry) {
+  const sent = entry.sent;
+  if (!sent) return {};
+  if (!sent.fields) return sent.text === null ? null : {body: sent.text, type: sent.type};
+  if (sent.fields.some((field) => typeof field[1] !== "string")) return null;
+  const body = new FormData();
+  for (const [key, value] of sent.fields) body.append(key, value);
+  return {body, type: sent.type};
+}
+
+// Send an entry's request again, with the stored headers as they are now, and show its answer.
+async function resend(entry) {
+  const request = entryRequest(entry);
+  if (request === null) {
+    historyShown([el("p", {class: "hint", role: "alert"}, ["Not resent: the page does not " +
+      "keep " + (entry.sent.fields ? "a request's files" : "a body this long") + "; send it " +
+      "from the form."])], "p");
+    return;
+  }
+  if (entry.method === "GET") return navigate(entry.url, true);
+  if (entry.method === "DELETE" && !window.confirm("Delete this resource?")) return;
+  if (entry.url !== window.location.href) history.pushState(null, "", entry.url);
+  show(await send(entry.method, entry.url, request.body, request.type));
+}
+
+// An entry as a pytest test for the app's own suite: how its tests get the app, the values to
+// leave out (they change from run to run), and the test, written again as either changes.
+function testOfEntry(entry) {
+  const app = el("textarea", {id: "api-test-app", rows: "2", spellcheck: "false"});
+  app.value = state.testApp;
+  const paths = el("textarea", {id: "api-test-left-out", rows: "3", spellcheck: "false",
+    placeholder: "/created\n/items/*/id"});
+  const code = el("pre", {class: "curl", tabindex: "0", "aria-label": "pytest test"});
+  const write = () => {
+    state.testApp = app.value;
+    code.textContent = pytestTest(entry, app.value, leftOutPaths(paths.value));
+  };
+  const copy = el("button", {type: "button", class: "copy", onclick: () => {
+    write();
+    copied(copy, navigator.clipboard.writeText(code.textContent));
+  }}, ["Copy the test"]);
+  app.addEventListener("input", write);
+  paths.addEventListener("input", write);
+  write();
+  historyShown([el("h2", {}, [entryName(entry) + " as a pytest test"]),
+    el("p", {class: "hint"}, ["Through Flask's test client: the same request, then the status " +
+      "and the data the page saw. Save it in your tests' folder and run pytest."]),
+    el("label", {for: "api-test-app"}, ["How your tests get the app (Python)"]), app,
+    el("label", {for: "api-test-left-out"}, ["Values to leave out: their paths, one a line " +
+      "(* for any key or index)"]), paths, el("div", {class: "bar"}, [copy]), code], "h2");
+}
+
+// ---- Compare: two answers of the history, their data's differences by path ----
+// Read from the lossless JSON nodes (see The body as data): a number is the text the API
+// wrote, so 18446744073709551617 against 18446744073709551616 is a change, and 1.0 against 1
+// is shown as each was written. Unchanged values are counted, not shown.
+
+const MOST_CHANGES = 1000;  // changes listed at the most; the rest are counted
+const ITEM_KEYS = ["id", "key", "pk", "uuid", "url", "slug"];  // members that may name an item
+
+// The differences between two nodes, by path: {changes: [{path, kind, from, to}], same},
+// kind "added", "removed" or "changed", same the count of values unchanged.
+function diffJSON(before, after) {
+  const changes = [];
+  let same = 0;
+  // Compare two nodes at a path: containers member by member, anything else as written.
+  function walk(one, other, path) {
+    if (one.type !== other.type || (one.type !== "object" && one.type !== "array")) {
+      if (one.type === other.type && (one.type === "string" ? one.value === other.value :
+        one.text === other.text)) same += 1;
+      else changes.push({path, kind: "changed", from: one, to: other});
+      return;
+    }
+    const named = one.type === "array" && itemKey(one.items, other.items);
+    if (named) {
+      walkItems(one.items, other.items, named, path);
+      return;
+    }
+    if (one.type === "array") {
+      const most = Math.max(one.items.length, other.items.length);
+      for (let index = 0; index < most; index += 1) {
+        const at = path.concat(index);
+        if (index >= other.items.length) {
+          changes.push({path: at, kind: "removed", from: one.items[index]});
+        } else if (index >= one.items.length) {
+          changes.push({path: at, kind: "added", to: other.items[index]});
+        } else walk(one.items[index], other.items[index], at);
+      }
+      return;
+    }
+    if (sameKeys(one.entries, other.entries)) {  // the usual case: paired in order, no maps
+      one.entries.forEach((member, index) => walk(member[1], other.entries[index][1],
+        path.concat(member[0])));
+      return;
+    }
+    const others = new Map(other.entries);
+    for (const [key, value] of one.entries) {
+      if (others.has(key)) walk(value, others.get(key), path.concat(key));
+      else changes.push({path: path.concat(key), kind: "removed", from: value});
+    }
+    const ones = new Map(one.entries);
+    for (const [key, value] of other.entries) {
+      if (!ones.has(key)) changes.push({path: path.concat(key), kind: "added", to: value});
+    }
+  }
+  // Compare two lists of items that each name themselves by a key: paired by it, so an item
+  // inserted is one added, not every later one changed (at the newer list's indexes; a
+  // removed one at the older's).
+  function walkItems(ones, others, key, path) {
+    const older = new Map(ones.map((item, index) => [itemName(item, key), index]));
+    const paired = new Set();
+    others.forEach((item, index) => {
+      const at = older.get(itemName(item, key));
+      if (at === undefined) changes.push({path: path.concat(index), kind: "added", to: item});
+      else {
+        paired.add(at);
+        walk(ones[at], item, path.concat(index));
+      }
+    });
+    ones.forEach((item, index) => {
+      if (!paired.has(index)) changes.push({path: path.concat(index), kind: "removed", from: item});
+    });
+  }
+  walk(before, after, []);
+  return {changes, same};
+}
+
+// Whether two objects' members have the same keys in the same order.
+function sameKeys(ones, others) {
+  return ones.length === others.length && ones.every((member, index) =>
+    member[0] === others[index][0]);
+}
+
+// An item's name by a key: its member's type and text; undefined where it has none.
+function itemName(item, key) {
+  if (item.type !== "object") return undefined;
+  const member = item.entries.find((entry) => entry[0] === key);
+  if (!member || (member[1].type !== "string" && member[1].type !== "number")) return undefined;
+  return member[1].type + ":" + (member[1].type === "string" ? member[1].value : member[1].text);
+}
+
+// The key that names every item of both lists, once each in each; null if none does.
+function itemKey(ones, others) {
+  if (!ones.length || !others.length || ones[0].type !== "object") return null;
+  return ITEM_KEYS.find((key) => [ones, others].every((items) => {
+    const names = new Set();
+    for (const item of items) {
+      const name = itemName(item, key);
+      if (name === undefined || names.has(name)) return false;
+      names.add(name);
+    }
+    return true;
+  })) || null;
+}
+
+// A path as a JSON Pointer: ["items", 3, "a/b"] is /items/3/a~1b; the root is "/".
+function pointer(path) {
+  return path.length ? path.map((part) => "/" + String(part).replace(/~/g, "~0")
+    .replace(/\//g, "~1")).join("") : "/";
+}
+
+// The headers' differences, names in any case: [{path: [name], kind, from, to}] of strings.
+function diffHeaders(before, after) {
+  const lower = (pairs) => new Map(pairs.map(([name, value]) => [name.toLowerCase(),
+    [name, value]]));
+  const ones = lower(before), others = lower(after), changes = [];
+  for (const [key, [name, value]] of ones) {
+    if (!others.has(key)) changes.push({path: [name], kind: "removed", from: value});
+    else if (others.get(key)[1] !== value) {
+      changes.push({path: [name], kind: "changed", from: value, to: others.get(key)[1]});
+    }
+  }
+  for (const [key, [name, value]] of others) {
+    if (!ones.has(key)) changes.push({path: [name], kind: "added", to: value});
+  }
+  return changes;
+}
+
+// A value as the API wrote it, on one line, cut past 200 characters.
+function shownValue(value) {
+  const text = typeof value === "string" ? value : writeJSON(value, "");
+  return text.length > 200 ? text.slice(0, 200) + "\u2026" : text;
+}
+
+// A change as a line: its path (a header's name), what it was and is; text only.
+function changeLine(change, header) {
+  const kind = el("span", {class: "change " + change.kind}, [change.kind]);
+  const path = el("code", {}, [header ? change.path[0] : pointer(change.path)]);
+  const values = change.kind === "added" ? [" ", el("code", {}, [shownValue(change.to)])] :
+    change.kind === "removed" ? [" ", el("code", {}, [shownValue(change.from)])] :
+      [" ", el("code", {}, [shownValue(change.from)]), " \u2192 ", el("code", {},
+        [shownValue(change.to)])];
+  return el("li", {}, [path, " ", kind, ...values]);
+}
+
+// The two bodies' differences as parts to show: a summary, then the changes by path.
+function bodyDifferences(before, after) {
+  if (before.body === null || after.body === null) {
+    return [el("p", {class: "hint"}, ["The bodies are not compared: one of them was not kept."])];
+  }
+  let one, other;
+  try { [one, other] = [parseJSON(before.body), parseJSON(after.body)]; } catch {
+    return [el("p", {class: "hint"}, [before.body === after.body ? "The same body (not JSON)." :
+      "The bodies differ (not JSON): open each to see it."])];
+  }
+  const {changes, same} = diffJSON(one, other);
+  const counts = ["added", "removed", "changed"].map((kind) =>
+    NUMBERS.format(changes.filter((change) => change.kind === kind).length) + " " + kind);
+  const parts = [el("p", {class: "diff-summary"}, ["Data: " + counts.join(", ") + "; " +
+    counted(same, "value") + " the same, folded."])];
+  if (changes.length) {
+    parts.push(el("ol", {class: "diff", "aria-label": "Changes in the data"},
+      changes.slice(0, MOST_CHANGES).map((change) => changeLine(change, false))));
+  }
+  if (changes.length > MOST_CHANGES) {
+    parts.push(el("p", {class: "hint"}, ["And " + counted(changes.length - MOST_CHANGES,
+      "change") + " more, not listed."]));
+  }
+  return parts;
+}
+
+// Compare two entries of the history, the older first: status, headers, then the data.
+function compareEntries(before, after) {
+  const headers = diffHeaders(before.headers, after.headers);
+  const status = before.status === after.status ? "Status: HTTP " + after.status + ", both." :
+    "Status: HTTP " + before.status + " \u2192 HTTP " + after.status + ".";
+  historyShown([el("h2", {}, ["Compared: " + entryName(before) + " with " + entryName(after)]),
+    el("p", {}, [status]),
+    el("p", {}, [headers.length ? "Headers: " + counted(headers.length, "difference") + "." :
+      "Headers: the same."]),
+    ...headers.length ? [el("ol", {class: "diff", "aria-label": "Changes in the headers"},
+      headers.map((change) => changeLine(change, true)))] : [],
+    ...bodyDifferences(before, after)], "h2");
+}
+
+// One click: the answer shown against the last one before it from the same URL, if any.
+function lastAnswerButton(list) {
+  const panel = document.querySelector("pre.response");
+  if (!panel || !panel.dataset.url) return "";
+  const url = new URL(panel.dataset.url, window.location.href).href;
+  const same = list.filter((entry) => entry.url === url && entry.method === panel.dataset.method);
+  if (same.length < 2) return "";
+  return el("button", {type: "button", onclick: () => compareEntries(same[1], same[0])},
+    ["Compare with the previous answer from this URL"]);
+}
+
 // ---- Start: build the tools into each page shown, listen, and hand the tests their parts ----
 
 // Build every tool into this page; again after each page swap (`fetched`: a stream's page's
@@ -8121,6 +8910,8 @@ function enhance(fetched) {
   queryPanel();
   formTabs(model);
   curlButtons();
+  codeButtons();
+  historyPanel();
   if (!document.documentElement.classList.contains("refetch")) streamLive(fetched);
 }
 
@@ -8135,6 +8926,7 @@ function loaded() {
   enhance();
   const times = !stream && pageTiming();  // a stream's line has its own
   if (times) showTiming(times);
+  rememberLoad(times);
   if (state.landing && signinLanded(state.landing)) return;  // traded, and shown again
   if (refetch) withHeaders();
   else if (storedCredentials()) offerRefetch();

@@ -34,10 +34,13 @@ selector: ``pytest test_all.py::TestStreams``.
     TestPageTemplate             the page template: its script and style as code
     TestRequestHeaders ...       the script's sections without Python of their own, in its
       TestRequests,              order: request headers, requests, coming back, the query
-      TestComingBack,            form, the response panel, the form tab, copy as curl (the
-      TestQueryForm,             body as data and as a tree, the form from the schema and a
-      TestResponsePanel,         stream, live are in their sections' classes above)
-      TestFormTab, TestCopyAsCurl
+      TestComingBack,            form, the response panel, the form tab, copy as curl, the
+      TestQueryForm,             request as code (and an answer as a test), the history,
+      TestResponsePanel,         compare (the body as data and as a tree, the form from the
+      TestFormTab,               schema and a stream, live are in their sections' classes
+      TestCopyAsCurl,            above)
+      TestRequestAsCode,
+      TestHistory, TestCompare
     TestAccessibility            the page for everyone: what spans its parts
     TestNotesAPI ...             notes_app.py: the API, TestNotesLimitsAndHosts,
                                  TestNotesSQLite, TestNotesPostgres, TestNotesCommandLine,
@@ -46,6 +49,7 @@ selector: ``pytest test_all.py::TestStreams``.
                                  gives what it shows; the screenshots are what the tool makes
 """
 
+import ast
 import base64
 import contextlib
 import datetime
@@ -960,16 +964,23 @@ def script_parts(chromium, live_site):
     build of it (tools/page.py: the same sections, then page/test/hand-over.js) is served in
     its place: as it starts, it hands its pure parts to the listeners of a "flask-api:script"
     event on the document, which a test adds from an init script."""
-    from tools import page
     site = live_site.serve(notes_app.create_app())
-    tests_build = page.script(tests=True)
     with _open_tab(chromium, site) as tab:
-        tab.route("**/_flask_api/page.*.js", lambda route: route.fulfill(
-            body=tests_build, content_type="text/javascript; charset=utf-8"))
-        tab.add_init_script("document.addEventListener('flask-api:script', "
-                            "(event) => { window.parts = event.detail; }, {once: true});")
+        _take_parts(tab)
         tab.goto("/1/")
         yield tab
+
+
+def _take_parts(tab):
+    """Have ``tab`` load the tests' build of the page's script in place of the page's (the
+    same sections, then page/test/hand-over.js: see tools/page.py), whose pure parts it then
+    keeps at ``window.parts``."""
+    from tools import page
+    tests_build = page.script(tests=True)
+    tab.route("**/_flask_api/page.*.js", lambda route: route.fulfill(
+        body=tests_build, content_type="text/javascript; charset=utf-8"))
+    tab.add_init_script("document.addEventListener('flask-api:script', "
+                        "(event) => { window.parts = event.detail; }, {once: true});")
 
 
 def _js(page, function, *args):
@@ -12204,7 +12215,9 @@ class TestRequestHeaders:
         tab.get_by_role("button", name="Clear headers").click()
         _expect(response).to_contain_text("HTTP 401")
         _expect(tab.locator("#api-headers summary")).to_have_text("Request headers")
-        assert tab.evaluate("sessionStorage.length") == 0
+        # what is left is the history, which keeps a header's name, never its value
+        assert tab.evaluate("Object.keys(sessionStorage)") == ["flask-api-history"]
+        assert "s3cret" not in tab.evaluate("JSON.stringify(sessionStorage)")
 
     def test_browser_refuses_a_header_value_that_http_cannot_carry_and_keeps_working(
             self, tab, notes_site):
@@ -12216,7 +12229,7 @@ class TestRequestHeaders:
             tab.get_by_label("Header value").fill(value)
             tab.get_by_role("button", name="Add header").click()
             _expect(tab.get_by_role("alert")).not_to_be_empty()
-        assert tab.evaluate("sessionStorage.length") == 0
+        assert tab.evaluate("sessionStorage.getItem('flask-api-headers')") is None
         tab.reload()
         _add_header(tab, "X-Token", "caf\u00e9")  # Latin-1: fine
         tab.get_by_role("link", name=notes_site + "/1/").click()
@@ -12941,6 +12954,508 @@ class TestCopyAsCurl:
         assert _shell_words(command) == ["-X", "POST", "http://h.test/",
                                          "--form-string", "file=@/etc/passwd",
                                          "--form-string", "note=<in", "--form-string", "a=it's"]
+
+
+# ---------------------------------------------------------------------------
+# The page template: The request as code
+# ---------------------------------------------------------------------------
+
+def _received_app():
+    """/echo/: each request it receives kept whole (method, path, headers, raw body, and a
+    multipart body's fields and files); GET and PUT answer with the count."""
+    app = FlaskAPI(__name__)
+    app.config["received"] = []
+
+    @app.route("/echo/", methods=["GET", "POST", "PUT", "PATCH"])
+    def echo_received():
+        multipart = request.mimetype == "multipart/form-data"  # read by werkzeug's parser
+        raw = None if multipart else request.get_data(cache=True)
+        app.config["received"].append({
+            "method": request.method, "path": request.full_path,
+            "type": request.mimetype, "accept": request.headers.get("Accept"),
+            "note": request.headers.get("X-Note"), "secret": request.headers.get("X-Secret"),
+            "body": raw,
+            "form": request.form.to_dict(flat=False) if multipart else None,
+            "files": [(name, upload.filename, upload.read()) for name, upload
+                      in request.files.items(multi=True)] if multipart else None})
+        return {"received": len(app.config["received"])}
+    return app
+
+
+def _history(tab):
+    """The history this tab keeps, as the page stored it: newest first."""
+    return json.loads(tab.evaluate("sessionStorage.getItem('flask-api-history') || '[]'"))
+
+
+def _open_history(tab):
+    """Open the history panel, if it is closed; its entries' list."""
+    if tab.locator("#api-history details[open]").count() == 0:
+        tab.locator("#api-history summary").click()
+    return tab.locator("#api-history ol.history > li")
+
+
+def _parts_tab(tab, site, path):
+    """``tab`` at ``site + path``, the script's pure parts at ``window.parts``."""
+    _take_parts(tab)
+    tab.goto(site + path)
+    tab.wait_for_function("Boolean(window.parts)")
+
+
+def _run_code(language, code, folder):
+    """Run the code the page wrote (sh for HTTPie, python, node) in ``folder``: its output."""
+    if language == "httpie":
+        if not os.path.exists(os.path.join(os.path.dirname(sys.executable), "http")):
+            pytest.skip("needs HTTPie (pip install httpie)")
+        command = ["sh", "-c", code]
+        env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep +
+                   os.environ.get("PATH", ""), HTTPIE_CONFIG_DIR=str(folder))
+    elif language == "fetch":
+        if not shutil.which("node"):
+            pytest.skip("needs node")
+        path = os.path.join(str(folder), "request.mjs")
+        with open(path, "w", encoding="utf-8") as file:
+            file.write(code)
+        command, env = ["node", path], None
+    else:
+        pytest.importorskip(language)
+        command, env = [sys.executable, "-c", code], None
+    done = subprocess.run(command, cwd=str(folder), stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+    return done.stdout.decode("utf-8")
+
+
+CODE_LANGUAGES = ["httpie", "requests", "httpx", "fetch"]
+NOTE_HEADER = CURL_TEXT.strip().replace("\n", " ")  # a header's value: on one line, Latin-1
+
+
+class TestRequestAsCode:
+    """HTTPie, Python and fetch beside curl, run against a real server; an answer as a test."""
+
+    @pytest.mark.parametrize("language", CODE_LANGUAGES)
+    @pytest.mark.parametrize("kind", ["text", "multipart"])
+    def test_browser_code_sends_what_the_page_sends(self, chromium, live_site, tmp_path,
+                                                    language, kind):
+        app = _received_app()
+        site = live_site.serve(app)
+        with open(str(tmp_path / "notes.txt"), "wb") as file:
+            file.write(b"file \xc3\xa9 body\n")
+        # HTTPie sends a header's text as UTF-8, a browser as Latin-1: past ASCII, it says so
+        note = NOTE_HEADER.replace("\u00e9", "e") if language == "httpie" else NOTE_HEADER
+        with _open_tab(chromium, site) as tab:
+            _parts_tab(tab, site, "/echo/")
+            code = tab.evaluate("""async ([kind, text, language]) => {
+                const url = new URL("/echo/?a=1&b=it's", location.href).href;  // as the page has it
+                const headers = {"Accept": "application/json", "X-Note": text};
+                let body = JSON.stringify({text}), type = "application/json";
+                if (kind === "multipart") {
+                    body = new FormData();
+                    body.append("text", "@/etc/hostname");
+                    body.append("note", text);
+                    body.append("upload", new File(["file \\u00e9 body\\n"], "notes.txt"));
+                    type = "multipart/form-data";
+                }
+                const sent = type === "multipart/form-data" ? headers :
+                    {...headers, "Content-Type": type};  // as send() does
+                await fetch(url, {method: "PUT", headers: sent, body});
+                const request = ["PUT", url, headers, body, type];
+                return {httpie: () => parts.httpieCommand(...request),
+                        requests: () => parts.pythonCode("requests", ...request),
+                        httpx: () => parts.pythonCode("httpx", ...request),
+                        fetch: () => parts.fetchCode(...request)}[language]();
+            }""", [kind, note, language])
+        assert code is not None
+        _run_code(language, code, tmp_path)
+        page, client = app.config["received"][-2:]
+        assert page["method"] == client["method"] == "PUT"
+        assert client["path"] == page["path"] == "/echo/?a=1&b=it%27s"
+        assert client["note"] == page["note"] == note
+        assert client["accept"] == "application/json"
+        for part in ("type", "body", "form", "files"):
+            assert client[part] == page[part], part
+        if kind == "multipart":
+            assert client["form"]["text"] == ["@/etc/hostname"]  # a string, not a file read
+            assert client["files"] == [("upload", "notes.txt", b"file \xc3\xa9 body\n")]
+
+    def test_browser_copies_the_response_shown_as_code_and_it_gets_the_same_answer(
+            self, tab, notes_site, tmp_path):
+        tab.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=notes_site)
+        tab.goto("/1/?q=a%20b")
+        bar = tab.locator("#api-curl + .code-tools")
+        bar.get_by_label("Copy as").select_option(label="JavaScript (fetch)")
+        bar.get_by_role("button", name="Copy the request").click()
+        code = tab.evaluate("navigator.clipboard.readText()")
+        assert code.startswith('const response = await fetch("' + notes_site + '/1/?q=a%20b"')
+        _expect(tab.locator("#api-curl + .code-tools + pre.curl")).to_have_attribute(
+            "aria-label", "JavaScript (fetch) code")
+        output = _run_code("fetch", code, tmp_path)
+        status, text = output.split("\n", 1)
+        assert status == "200" and json.loads(text) == _api(notes_site, "/1/")[1]
+
+    def test_page_script_httpie_refuses_a_value_it_cannot_write(self, script_parts):
+        for value in ["a\\\\=b", "\u00e9"]:
+            assert _js(script_parts, """(value) => parts.httpieCommand("GET", "http://h.test/",
+                {"X-A": value}, undefined, undefined)""", value) is None
+        assert _js(script_parts, """() => parts.httpieCommand("GET", "http://h.test/",
+            {"X-A": "=x:y@z;", "X-Empty": ""}, undefined, undefined)""") == (
+            "'http' '--ignore-stdin' 'GET' 'http://h.test/' 'X-A:\\=x\\:y\\@z\\;' 'X-Empty;'")
+
+    def test_page_script_code_puts_a_placeholder_for_stored_headers_unless_asked(
+            self, script_parts):
+        headers = {"Accept": "application/json", "authorization": "Bearer s3cret"}
+        assert _js(script_parts, "(h) => parts.codeHeaders(h, ['Authorization'], false)",
+                   headers) == {"Accept": "application/json",
+                                "authorization": "<your authorization>"}
+        assert _js(script_parts, "(h) => parts.codeHeaders(h, ['Authorization'], true)",
+                   headers) == headers
+
+    def test_browser_form_copies_python_with_a_placeholder_then_the_stored_value(
+            self, tab, live_site, tmp_path):
+        pytest.importorskip("requests")
+        app = _received_app()
+        site = live_site.serve(app)
+        tab.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
+        tab.goto(site + "/echo/")
+        _add_header(tab, "X-Secret", "s3cret")
+        _raw_tab(tab)
+        tab.get_by_label("Content").fill('{"text": "it\'s 2.0 and 9007199254740993"}')
+        form = tab.locator("form[data-api]")
+        form.get_by_label("Copy as").select_option(label="Python (requests)")
+        form.get_by_role("button", name="Copy PUT as code").click()
+        code = tab.evaluate("navigator.clipboard.readText()")
+        _expect(form.locator("pre.curl")).to_have_text(code)
+        _expect(form.locator("pre.curl")).to_have_attribute("aria-label",
+                                                            "Python (requests) code")
+        assert "s3cret" not in code and '"X-Secret": "<your X-Secret>"' in code
+        form.get_by_label("Include stored secrets").check()
+        form.get_by_role("button", name="Copy PUT as code").click()
+        _expect(form.locator("pre.curl")).to_contain_text('"X-Secret": "s3cret"')
+        code = tab.locator("form[data-api] pre.curl").inner_text()
+        form.get_by_role("button", name="PUT", exact=True).click()
+        _expect(tab.locator("pre.response")).to_contain_text('"received"')
+        _run_code("requests", code, tmp_path)
+        page, client = app.config["received"][-2:]
+        assert client == dict(page, accept=client["accept"])  # the page asks for its HTML
+        assert client["secret"] == "s3cret" and client["body"] == (
+            b'{"text": "it\'s 2.0 and 9007199254740993"}')
+
+    def test_browser_answer_as_a_test_passes_against_the_app_and_fails_once_it_changes(
+            self, tab, notes_site, tmp_path):
+        tab.goto("/1/")
+        _open_history(tab)
+        tab.get_by_role("button", name=re.compile(r"^As a test: GET \/1\/ at ")).click()
+        shown = tab.locator("#api-history-shown")
+        _expect(shown.get_by_role("heading")).to_be_focused()
+        shown.get_by_label("How your tests get the app (Python)").fill(
+            "from notes_app import create_app\napp = create_app()")
+        # the URL the page saw names its live server's port: a value to leave out
+        shown.get_by_label("Values to leave out").fill("/url")
+        code = shown.get_by_label("pytest test").inner_text()
+        assert '"text": "build the codez"' in code and "/url" not in code.split("LEFT_OUT")[0]
+
+        def pytest_run(app_line):
+            with open(str(tmp_path / "test_answer.py"), "w", encoding="utf-8") as file:
+                file.write(code.replace("app = create_app()", app_line))
+            return subprocess.run(
+                [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                 "test_answer.py"], cwd=str(tmp_path), stdout=subprocess.PIPE,
+                env=dict(os.environ, PYTHONPATH=NOTES_DIR), timeout=120)
+        passed = pytest_run("app = create_app()")
+        assert passed.returncode == 0, passed.stdout.decode()
+        failed = pytest_run("app = create_app({1: 'changed'})")
+        assert failed.returncode == 1 and b"'changed'" in failed.stdout
+
+    def test_page_script_answer_as_a_test_sends_the_body_and_leaves_out_what_is_marked(
+            self, script_parts):
+        code = _js(script_parts, """() => parts.pytestTest({at: 0, method: "PUT",
+            url: "http://h.test/1/?a=b", headerNames: ["X-Secret"], status: 201,
+            sent: {type: "application/json", text: '{"n": 18446744073709551617}'},
+            body: '{"n": 18446744073709551617, "ok": true, "x": null, "r": 1.0, ' +
+                  '"items": [{"id": 1, "at": "now"}]}'},
+            "from app import app", parts.leftOutPaths("/items/*/at"))""")
+        assert 'client.open(\n        "/1/?a=b",\n        method="PUT",' in code
+        assert '"X-Secret": "<your X-Secret>"' in code
+        assert 'data="{\\"n\\": 18446744073709551617}".encode("utf-8")' in code
+        assert "assert response.status_code == 201" in code
+        assert 'LEFT_OUT = [["items","*","at"]]' in code
+        expected = code.split("assert data == ")[1]
+        assert ast.literal_eval(expected) == {"n": 18446744073709551617, "ok": True, "x": None,
+                                              "r": 1.0, "items": [{"id": 1}]}
+        assert "1.0" in expected  # as the API wrote it
+
+
+# ---------------------------------------------------------------------------
+# The page template: History
+# ---------------------------------------------------------------------------
+
+class TestHistory:
+    """Every answer the page shows, kept for the tab: listed, opened again, resent, cleared."""
+
+    def test_page_script_history_is_bounded_by_entries_and_by_bytes(self, script_parts):
+        kept = _js(script_parts, """() => {
+            let list = [];
+            for (let at = 0; at < 8; at += 1) {
+                list = parts.boundedHistory(list, {at, body: "x".repeat(300)}, 5, 100000);
+            }
+            const few = list.map((entry) => entry.at);
+            let big = [];
+            for (let at = 0; at < 8; at += 1) {
+                big = parts.boundedHistory(big, {at, body: "\u00e9".repeat(300)}, 50, 2000);
+            }
+            return [few, big.map((entry) => entry.at), JSON.stringify(big).length];
+        }""")
+        assert kept[0] == [7, 6, 5, 4, 3]  # newest first, five at the most
+        assert kept[1] == [7, 6, 5]  # each about 620 bytes as UTF-8: 2,000 bytes hold three
+        assert kept[2] < 2000
+
+    def test_page_script_history_entry_keeps_header_names_and_small_bodies_only(
+            self, script_parts):
+        entries = _js(script_parts, """() => {
+            const request = {method: "PUT", url: "http://h.test/1/", body: '{"text": "\u00e9"}',
+                             type: "application/json", headerNames: ["Authorization"]};
+            const answer = (body) => ({status: 200, headers: [["Content-Type", "text/html"]],
+                                       body, ms: 12});
+            const form = new FormData();
+            form.append("note", "@x");
+            form.append("file", new File(["abc"], "a.txt"));
+            return [parts.historyEntry(request, answer("y".repeat(65536)), 1),
+                    parts.historyEntry(request, answer("y".repeat(65537)), 2),
+                    parts.historyEntry({...request, body: form, type: "multipart/form-data"},
+                                       answer(""), 3)];
+        }""")
+        small, big, multipart = entries
+        assert small["headerNames"] == ["Authorization"] and "Bearer" not in json.dumps(small)
+        assert small["sent"] == {"type": "application/json", "text": '{"text": "\u00e9"}',
+                                 "bytes": 14}
+        assert len(small["body"]) == 65536 and small["bytes"] == 65536
+        assert big["body"] is None and big["bytes"] == 65537  # its size, but not its body
+        assert multipart["sent"]["fields"] == [["note", "@x"], ["file", {"file": "a.txt",
+                                                                         "bytes": 3}]]
+
+    def test_browser_history_keeps_links_forms_and_the_query_form_newest_first(
+            self, tab, notes_site):
+        tab.goto("/")
+        tab.locator("pre.response .tree a", has_text="/1/").first.click()
+        tab.wait_for_url(notes_site + "/1/")
+        tab.get_by_label("text", exact=True).fill("new text")
+        tab.get_by_role("button", name="PUT").click()
+        _expect(tab.locator("pre.response")).to_contain_text("new text")
+        tab.locator("#api-query summary").click()
+        tab.get_by_label("Parameter name").fill("q")
+        tab.get_by_role("button", name="Send GET").click()
+        tab.wait_for_url(notes_site + "/1/?q=")
+        entries = _open_history(tab)
+        _expect(entries).to_have_count(4)
+        lines = [entries.nth(n).locator("code").inner_text() for n in range(4)]
+        assert [line.split(" \u00b7 ")[:2] for line in lines] == [
+            ["GET /1/?q=", "HTTP 200"], ["PUT /1/", "HTTP 200"], ["GET /1/", "HTTP 200"],
+            ["GET /", "HTTP 200"]]
+        assert re.search(r"\d\d:\d\d:\d\d \u00b7 [\d,]+ bytes", lines[1])
+        put = _history(tab)[1]
+        assert put["sent"]["type"] == "application/json"
+        assert json.loads(put["sent"]["text"]) == {"text": "new text"}
+        _expect(tab.locator("#api-history summary")).to_have_text("History: 4 requests")
+        _expect(tab.locator("#api-history .hint")).to_contain_text("64 KB or less")
+
+    def test_browser_history_entry_opens_its_answer_as_it_was_as_text_never_markup(
+            self, tab, notes_site):
+        hostile = '<img src=x id=injected onerror="document.title=1">'
+        tab.goto("/1/")
+        tab.get_by_label("text", exact=True).fill(hostile)
+        tab.get_by_role("button", name="PUT").click()
+        _expect(tab.locator("pre.response")).to_contain_text("onerror")
+        _open_history(tab)
+        tab.get_by_role("button", name=re.compile(r"^Open GET \/1\/ at ")).click()
+        shown = tab.locator("#api-history-shown")
+        _expect(shown.get_by_role("heading")).to_be_focused()
+        _expect(shown.locator("pre")).to_contain_text('"build the codez"')  # as it was then
+        _expect(shown.locator("pre")).to_contain_text("HTTP 200")
+        _expect(shown.locator("pre")).to_contain_text("Content-Type:")
+        tab.get_by_role("button", name=re.compile(r"^Open PUT \/1\/ at ")).click()
+        _expect(shown.locator("pre")).to_contain_text('"<img src=x id=injected onerror=')
+        _expect(shown.locator("pre")).not_to_contain_text("late headers")
+        assert tab.locator("#injected").count() == 0
+        _expect(tab.locator("#api-live")).to_contain_text("The answer of PUT /1/ at ")
+
+    def test_browser_history_survives_reload_and_back_and_is_cleared(self, tab, notes_site):
+        tab.goto("/0/")
+        tab.goto("/1/")
+        tab.reload()
+        _expect(_open_history(tab)).to_have_count(3)  # a reload is a request sent again
+        tab.go_back()
+        tab.wait_for_url(notes_site + "/0/")
+        _expect(_open_history(tab)).to_have_count(3)  # Back shows a page kept: not one more
+        tab.get_by_role("button", name="Clear history").click()
+        _expect(tab.locator("#api-history summary")).to_have_text("History: 0 requests")
+        _expect(tab.locator("#api-history summary")).to_be_focused()
+        _expect(tab.locator("#api-live")).to_have_text("History cleared.")
+        assert _history(tab) == []
+
+    def test_browser_history_keeps_stored_headers_by_name_never_their_values(
+            self, tab, notes_site):
+        tab.goto("/1/")
+        _add_header(tab, "X-Secret", "s3cret-value")
+        tab.get_by_label("text", exact=True).fill("with a header")
+        tab.get_by_role("button", name="PUT").click()
+        _expect(tab.locator("pre.response")).to_contain_text("with a header")
+        stored = tab.evaluate("sessionStorage.getItem('flask-api-history')")
+        assert "s3cret-value" not in stored
+        assert _history(tab)[0]["headerNames"] == ["X-Secret"]
+        kept = len(_history(tab))
+        tab.reload()  # loaded without the header, then fetched again with it: one entry
+        _expect(tab.locator("#api-refetched")).to_be_visible()
+        assert len(_history(tab)) == kept + 1 and _history(tab)[0]["headerNames"] == ["X-Secret"]
+
+    def test_browser_history_resends_a_request_and_shows_the_new_answer(self, tab, notes_site):
+        tab.goto("/1/")
+        tab.get_by_label("text", exact=True).fill("sent twice")
+        tab.get_by_role("button", name="PUT").click()
+        _expect(tab.locator("pre.response")).to_contain_text("sent twice")
+        assert _api(notes_site, "/1/", "PUT", {"text": "changed meanwhile"})[0] == 200
+        tab.goto("/0/")
+        _open_history(tab)
+        tab.get_by_role("button", name=re.compile(r"^Resend PUT \/1\/ at ")).click()
+        tab.wait_for_url(notes_site + "/1/")
+        _expect(tab.locator("pre.response")).to_contain_text("sent twice")
+        assert _api(notes_site, "/1/")[1]["text"] == "sent twice"
+        assert [entry["method"] for entry in _history(tab)][:2] == ["PUT", "GET"]
+
+    def test_browser_history_says_in_words_when_the_tabs_storage_is_full(self, tab, notes_site):
+        tab.goto("/1/")
+        tab.evaluate("""() => {  // fill this tab's storage, the history's own entry aside
+            for (let n = 0; ; n += 1) {
+                try { sessionStorage.setItem("filler" + n, "x".repeat(1 << 20)); }
+                catch { break; }
+            }
+            for (let size = 1 << 19; size >= 16; size >>= 1) {
+                try { sessionStorage.setItem("filler-" + size, "x".repeat(size)); } catch {}
+            }
+        }""")
+        tab.get_by_label("text", exact=True).fill("y" * 60000)
+        tab.get_by_role("button", name="PUT").click()
+        _expect(tab.locator("#api-history [role=alert]")).to_contain_text(
+            "The browser's storage for this tab is full")
+
+    def test_browser_history_keeps_a_streams_page_without_its_items(self, tab, stream_site):
+        site, _ = stream_site
+        tab.goto(site + "/all-good.jsonl")
+        entries = _open_history(tab)
+        _expect(entries).to_have_count(1)
+        _expect(entries.first.locator("code")).to_contain_text(
+            "GET /all-good.jsonl \u00b7 HTTP 200")
+        _expect(entries.first.locator("code")).to_contain_text("a stream")
+        tab.get_by_role("button", name=re.compile(r"^Open GET \/all-good")).click()
+        _expect(tab.locator("#api-history-shown pre")).to_contain_text(
+            "A stream: its items are not kept.")
+
+    def test_browser_history_axe_finds_nothing_and_the_keyboard_reaches_every_control(
+            self, tab, notes_site):
+        tab.goto("/1/")
+        tab.get_by_label("text", exact=True).fill("typed")
+        tab.get_by_role("button", name="PUT").click()
+        _expect(tab.locator("pre.response")).to_contain_text("typed")
+        tab.locator("#api-history summary").focus()
+        tab.keyboard.press("Enter")
+        _expect(_open_history(tab)).to_have_count(2)
+        assert _axe(tab) == []
+        tab.keyboard.press("Tab")
+        _expect(tab.locator(":focus")).to_have_attribute("aria-label",
+                                                         re.compile(r"^Pick PUT \/1\/ at "))
+        for name in ["Open", "Resend", "As a test"]:  # Tab by Tab, in the list's order
+            tab.keyboard.press("Tab")
+            _expect(tab.locator(":focus")).to_have_text(name)
+        tab.keyboard.press("Shift+Tab")
+        tab.keyboard.press("Shift+Tab")
+        tab.keyboard.press("Enter")  # Open, the newest entry
+        _expect(tab.locator("#api-history-shown h2")).to_be_focused()
+        _expect(tab.locator("#api-live")).to_contain_text("The answer of PUT /1/")
+        assert _axe(tab) == []
+        tab.get_by_role("button", name=re.compile(r"^As a test: PUT ")).click()
+        _expect(tab.locator("#api-history-shown h2")).to_contain_text("as a pytest test")
+        assert _axe(tab) == []
+
+
+# ---------------------------------------------------------------------------
+# The page template: Compare
+# ---------------------------------------------------------------------------
+
+class TestCompare:
+    """Two answers of the history, their data's differences by path, status and headers."""
+
+    def test_page_script_diff_reads_numbers_as_written_and_paths_as_pointers(
+            self, script_parts):
+        found = _js(script_parts, """() => {
+            const diff = parts.diffJSON(
+                parts.parseJSON('{"big": 18446744073709551617, "r": 1.0, "same": 2.5, ' +
+                                '"a/b": [1, 2, 3], "gone": "x", "s": "\u00e9"}'),
+                parts.parseJSON('{"big": 18446744073709551616, "r": 1, "same": 2.5, ' +
+                                '"a/b": [1, 5], "new": {"k": null}, "s": "\u00e9"}'));
+            return [diff.same, diff.changes.map((change) => [parts.pointer(change.path),
+                change.kind, change.from && parts.writeJSON(change.from, ""),
+                change.to && parts.writeJSON(change.to, "")])];
+        }""")
+        assert found == [3, [  # the same: 2.5, the list's 1, the "\u00e9"
+            ["/big", "changed", "18446744073709551617", "18446744073709551616"],
+            ["/r", "changed", "1.0", "1"],
+            ["/a~1b/1", "changed", "2", "5"],
+            ["/a~1b/2", "removed", "3", None],
+            ["/gone", "removed", '"x"', None],
+            ["/new", "added", None, '{"k": null}']]]
+
+    def test_page_script_diff_pairs_items_by_their_id_so_an_insert_is_one_addition(
+            self, script_parts):
+        found = _js(script_parts, """() => {
+            const diff = (one, other) => parts.diffJSON(parts.parseJSON(one),
+                parts.parseJSON(other)).changes.map((change) => [parts.pointer(change.path),
+                change.kind]);
+            return [diff('[{"id": 1, "n": "a"}, {"id": 2, "n": "b"}, {"id": 3, "n": "c"}]',
+                         '[{"id": 0, "n": "z"}, {"id": 1, "n": "a"}, {"id": 3, "n": "C"}]'),
+                    diff('[{"n": "a"}, {"n": "b"}]', '[{"n": "z"}, {"n": "a"}, {"n": "b"}]')];
+        }""")
+        assert found[0] == [["/0", "added"], ["/2/n", "changed"], ["/1", "removed"]]
+        assert found[1] == [["/0/n", "changed"], ["/1/n", "changed"], ["/2", "added"]]
+
+    def test_page_script_diff_of_headers_ignores_the_case_of_names(self, script_parts):
+        found = _js(script_parts, """() => parts.diffHeaders(
+            [["Content-Type", "application/json"], ["ETag", "1"], ["X-Old", "a"]],
+            [["content-type", "application/json"], ["ETag", "2"], ["X-New", "b"]])""")
+        assert found == [{"path": ["ETag"], "kind": "changed", "from": "1", "to": "2"},
+                         {"path": ["X-Old"], "kind": "removed", "from": "a"},
+                         {"path": ["X-New"], "kind": "added", "to": "b"}]
+
+    def test_browser_compares_this_answer_with_the_last_from_its_url_in_one_click(
+            self, tab, notes_site):
+        hostile = "<b id=injected>bold</b>"
+        tab.goto("/1/")
+        assert _api(notes_site, "/1/", "PUT", {"text": hostile})[0] == 200
+        tab.reload()
+        tab.get_by_role("button", name="Compare with the previous answer from this URL").click()
+        shown = tab.locator("#api-history-shown")
+        _expect(shown.get_by_role("heading")).to_be_focused()
+        _expect(shown.get_by_role("heading")).to_contain_text(
+            re.compile(r"^Compared: GET \/1\/ at .* with GET \/1\/ at "))
+        _expect(shown).to_contain_text("Status: HTTP 200, both.")
+        _expect(shown).to_contain_text("Data: 0 added, 0 removed, 1 changed; 1 value the same")
+        change = shown.get_by_role("list", name="Changes in the data").locator("li")
+        _expect(change).to_have_text('/text changed "build the codez" \u2192 "' + hostile + '"')
+        assert tab.locator("#injected").count() == 0
+        _expect(tab.locator("#api-live")).to_contain_text("Compared: GET /1/")
+        assert _axe(tab) == []
+
+    def test_browser_compares_two_picked_entries_status_and_headers_too(self, tab, notes_site):
+        tab.goto("/1/")
+        tab.goto("/9/")  # a 404
+        entries = _open_history(tab)
+        entries.nth(0).get_by_role("checkbox").check()
+        tab.get_by_role("button", name="Compare the two picked").click()
+        _expect(tab.locator("#api-history-shown [role=alert]")).to_have_text(
+            "Pick two entries to compare: 1 is picked.")
+        entries.nth(1).get_by_role("checkbox").check()
+        tab.get_by_role("button", name="Compare the two picked").click()
+        shown = tab.locator("#api-history-shown")
+        _expect(shown).to_contain_text("Status: HTTP 200 \u2192 HTTP 404.")
+        _expect(shown).to_contain_text("/detail added")
+        _expect(shown).to_contain_text("/text removed")
 
 
 # ---------------------------------------------------------------------------

@@ -5,6 +5,7 @@
     python tools/bench.py --rounds 11  # more rounds for steadier numbers
     python tools/bench.py --stream-page  # the page under 10,000 stream items a second, alone
     python tools/bench.py --page-weight  # the page's bytes per navigation, time to interactive
+    python tools/bench.py --compare    # the page's comparison of two answers of 20,000 items
     python tools/bench.py --feed       # the notes' change feed under gunicorn, alone: 1 to 1,000
                                        # subscribers, a write's delay to them and the write rate
 
@@ -675,6 +676,74 @@ def page_weight_table(result: Optional[Dict[str, float]]) -> str:
             result["next"], result["next files"]),
         "| a first visit's time to interactive (median) | {:.0f} ms | |".format(
             result["interactive"])])
+# The page's comparison of two answers: 20,000 items a side, in Chromium
+# ---------------------------------------------------------------------------
+
+# In the page, with its script's parts (handed over as test_all.py's script_parts takes them):
+# the median ms, over five rounds, to parse both bodies as lossless JSON, to find their
+# differences, and to build what the page shows of them from the two texts (parsing and
+# diffing again, and listing the first 1,000 changes).
+COMPARE_PARTS = ("document.addEventListener('flask-api:script', "
+                 "(event) => { window.parts = event.detail; }, {once: true});")
+COMPARE_TIMES = """([before, after]) => {
+  const median = (list) => list.sort((a, b) => a - b)[Math.floor(list.length / 2)];
+  const times = {parse: [], diff: [], view: []};
+  let changes = 0;
+  for (let round = 0; round < 5; round += 1) {
+    const started = performance.now();
+    const one = parts.parseJSON(before), other = parts.parseJSON(after);
+    const parsed = performance.now();
+    changes = parts.diffJSON(one, other).changes.length;
+    const found = performance.now();
+    parts.bodyDifferences({body: before}, {body: after});
+    times.parse.push(parsed - started);
+    times.diff.push(found - parsed);
+    times.view.push(performance.now() - found);
+  }
+  return {parse: median(times.parse), diff: median(times.diff), view: median(times.view),
+          changes};
+}"""
+
+
+def changed_items(count: int, every: int) -> List[Dict[str, Any]]:
+    """``big_items`` with every ``every``th item's name changed, the last ten removed, and a
+    key added to every 1,000th: values changed, removed and added."""
+    items = big_items(count)[:count - 10]
+    for item in items[::every]:
+        item["name"] += " (changed)"
+    for item in items[::1000]:
+        item["added"] = True
+    return items
+
+
+def compare_page(count: int = 20000) -> Optional[List[Tuple[str, Dict[str, float]]]]:
+    """The page's comparison of two bodies of ``count`` items, 1% of them changed and all of
+    them: ms to parse both, to diff them, to build the view; None without Chromium."""
+    before = json.dumps(big_items(count))
+    with chromium_serving(big_app([])) as serving:
+        if serving is None:
+            return None
+        chromium, base = serving
+        tab = chromium.new_context().new_page()
+        tab.add_init_script(COMPARE_PARTS)
+        tab.goto(base + "/items/")
+        tab.wait_for_function("Boolean(window.parts)")
+        rows = []
+        for name, every in (("1% of items changed", 100), ("every item changed", 1)):
+            after = json.dumps(changed_items(count, every))
+            rows.append((name, tab.evaluate(COMPARE_TIMES, [before, after])))
+    return rows
+
+
+def compare_table(rows: Optional[List[Tuple[str, Dict[str, float]]]], count: int = 20000) -> str:
+    if rows is None:
+        return "The page's comparison: skipped, no Chromium (playwright and chromium)."
+    lines = ["| compare, {:,} items a side | changes | parse both | diff | the view, all "
+             "(parse, diff, 1,000 listed) |".format(count), "|---|---:|---:|---:|---:|"]
+    for name, times in rows:
+        lines.append("| {} | {:,} | {:.0f} ms | {:.0f} ms | {:.0f} ms |".format(
+            name, times["changes"], times["parse"], times["diff"], times["view"]))
+    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------
@@ -1272,6 +1341,9 @@ def main(argv: Optional[List[str]] = None) -> None:
     parser.add_argument("--page-weight", action="store_true",
                         help="only the page's bytes per navigation and a first visit's time "
                         "to interactive, in Chromium")
+    parser.add_argument("--compare", action="store_true",
+                        help="only the page's comparison of two answers of 20,000 items, "
+                        "in Chromium")
     parser.add_argument("--stores", action="store_true",
                         help="only the notes stores under gunicorn, over real sockets")
     parser.add_argument("--feed", action="store_true",
@@ -1291,6 +1363,9 @@ def main(argv: Optional[List[str]] = None) -> None:
         return None
     if args.page_weight:
         print(page_weight_table(page_weight()))
+        return None
+    if args.compare:
+        print(compare_table(compare_page()))
         return None
     if args.big_pages:
         print(big_page_table(big_pages(big_bodies([20000, 100000], 1000000), 3, browser=True)))
@@ -1314,6 +1389,8 @@ def main(argv: Optional[List[str]] = None) -> None:
         print(big_page_table(big_pages(big_bodies([20000, 100000], 1000000), 3, browser=True)))
         print()
         print(stream_page_table(stream_page()))  # ten seconds: not in --quick
+        print()
+        print(compare_table(compare_page()))
     print()
     print(page_weight_table(page_weight(3 if args.quick else 9)))
     print()

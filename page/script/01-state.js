@@ -18,6 +18,9 @@
 //   The form from the schema   the fields the app's OpenAPI document describes, and checks
 //   Copy as curl        the curl command of the response shown, and of each form's request
 //   A stream, live      a stream's items as they arrive: read, drawn, stopped, resumed
+//   The request as code HTTPie, Python and fetch beside curl; an answer as a pytest test
+//   History             every answer shown, kept for this tab: opened, resent, cleared
+//   Compare             two answers' differences, by path, from the lossless JSON
 //   Start               enhance() builds every tool; start() listens
 // (page/test/hand-over.js hands the pure parts to the unit tests, in their build only.)
 
@@ -45,6 +48,9 @@ const state = {
   held: new Map(),  // the Web Locks this tab holds for its sign-ins: name to {release, held}
   handovers: new Map(),  // a sign-in's grant to the call that takes another tab's newer tokens
   landing: null,  // an authorization server's answer in the URL the page loaded: landedAnswer()
+  historyOpen: false,  // the history panel stays open across page swaps
+  historySaid: "",  // what keeping the history last said: the storage full, in words
+  testApp: "from app import app",  // how the app's tests get the app: see testOfEntry()
 };
 
 // A DOM builder: el("button", {type: "button", onclick: back}, ["Back"]); functions listen.

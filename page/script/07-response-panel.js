@@ -17,7 +17,12 @@ async function show(response, focusOn = "pre.response") {
     const panel = showPanel(state.sent, "HTTP " + response.status + " " + response.statusText,
       !response.ok, response.headers, text ? [text] : [el("span", {class: "hint"},
         ["No content."])]);
+    if (panel) panel.dataset.status = response.status;
     if (panel && !text) panel.after(wayOn());  // 204 to a DELETE, an empty 200: where to go
+  }
+  if (response) {
+    remember(times, isPage(response) && text ? null :
+      {headers: Array.from(response.headers), body: text});
   }
   if (times) showTiming(times);
   showResult(focusOn);
@@ -38,6 +43,7 @@ async function showStreamPage(response, focusOn) {
   const reader = response.body.getReader(), parts = streamPageParts(reader);
   document.documentElement.classList.remove("refetch");
   swapPage((await parts.next()).value.head, {response, reader, parts});
+  remember(null);
   showResult(focusOn);
 }
 
@@ -98,6 +104,7 @@ function showPanel(sent, status, error, headers, body) {
   const url = new URL(sent.url, window.location.href);
   Object.assign(panel.dataset, {method: sent.method, url: url.href});
   panel.toggleAttribute("data-error", error);
+  delete panel.dataset.status;  // show() sets it: a redirect not followed has none
   const lines = [el("span", {class: "key"}, [sent.method + " " + url.pathname + url.search]),
     "\n\n", el("span", {class: error ? "status error" : "status"}, [status]), "\n"];
   for (const [name, value] of headers) {

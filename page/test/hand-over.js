@@ -9,7 +9,9 @@ function handOver() {
     numberProblem, schemaKind, matchesPattern, lineReader, idHeader, detailOf, timingText,
     jwtClaims, whoOf, clockText, challengesText, needsText, basicCredential, allowedEndpoint,
     randomToken, pkceChallenge, authorizationURL, authorizationAnswer, withoutAnswer,
-    answerProblem, mergedScopes};
+    answerProblem, mergedScopes, boundedHistory, historyEntry, codeHeaders, httpieCommand,
+    pythonCode, fetchCode, leftOutPaths, leaveOut, pythonLiteral, pytestTest, diffJSON, pointer,
+    diffHeaders, bodyDifferences};
   document.dispatchEvent(new CustomEvent("flask-api:script", {detail: Object.freeze(parts)}));
 }
 

@@ -11,6 +11,8 @@ function enhance(fetched) {
   queryPanel();
   formTabs(model);
   curlButtons();
+  codeButtons();
+  historyPanel();
   if (!document.documentElement.classList.contains("refetch")) streamLive(fetched);
 }
 
@@ -25,6 +27,7 @@ function loaded() {
   enhance();
   const times = !stream && pageTiming();  // a stream's line has its own
   if (times) showTiming(times);
+  rememberLoad(times);
   if (state.landing && signinLanded(state.landing)) return;  // traded, and shown again
   if (refetch) withHeaders();
   else if (storedCredentials()) offerRefetch();
