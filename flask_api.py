@@ -112,7 +112,12 @@ from flask import json as flask_json
 from markupsafe import Markup, escape
 from werkzeug import routing
 from werkzeug.datastructures import Headers, ImmutableMultiDict, MultiDict
-from werkzeug.exceptions import HTTPException, RequestEntityTooLarge, default_exceptions
+from werkzeug.exceptions import (
+    HTTPException,
+    RequestEntityTooLarge,
+    SecurityError,
+    default_exceptions,
+)
 from werkzeug.exceptions import MethodNotAllowed as _MethodNotAllowed  # not the APIExceptions
 from werkzeug.exceptions import NotFound as _NotFound
 from werkzeug.formparser import FormDataParser
@@ -1780,7 +1785,11 @@ _NO_INLINE = _inline_sources("")  # before a template's first render: none known
 
 def _page_headers(req: Request, inline: Dict[str, str]) -> Tuple[Tuple[str, str], ...]:
     """The page's headers: no framing, its CSP, and the mark of a page its script swaps in."""
-    return _page_headers_for(req.host, req.script_root, inline["script"], inline["style"])
+    try:
+        host = req.host
+    except SecurityError:  # a Host the app does not trust: its 400's page gets no files
+        host = ""
+    return _page_headers_for(host, req.script_root, inline["script"], inline["style"])
 
 
 @functools.lru_cache(maxsize=64)  # a few hosts and roots an app is reached by; each a header
