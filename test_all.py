@@ -4930,6 +4930,27 @@ def _heavy_stream_app():
     return app
 
 
+def _flood_app():
+    """A plain Flask app under BrowsableAPI: /flood.jsonl and /flood.sse, 1,000,000 small
+    events in pieces of 1,000, as a busy feed's server buffers them; the events have ids, and
+    go on after the Last-Event-ID sent. ``app.read``: the events the server has made so far."""
+    app = Flask(__name__)
+    BrowsableAPI(app)
+    app.read = 0
+    frames = {"jsonl": '{{"n": {0}}}\n', "sse": 'id: {0}\ndata: {{"n": {0}}}\n\n'}
+
+    @app.route("/flood.<kind>")
+    def flood(kind):
+        first = int(request.headers.get("Last-Event-ID") or -1) + 1
+        def pieces():
+            for at in range(first, 1000000, 1000):
+                app.read = at + 1000 - first
+                yield "".join(frames[kind].format(n) for n in range(at, min(at + 1000, 1000000)))
+        return flask.Response(pieces(), mimetype={"jsonl": "application/jsonl",
+                                                  "sse": "text/event-stream"}[kind])
+    return app
+
+
 def _tab_memory(tab):
     """The tab's memory now, after a garbage collection: (heap, DOM nodes, renderer RSS),
     the RSS None where /proc cannot tell it."""
@@ -5665,6 +5686,24 @@ class TestStreams:
             _, items, end = _streamed_page(response)
         assert end["data-end"] == "ended" and len(items) == 3000  # the page's script reads all
 
+    def test_a_stream_page_the_browser_loads_ends_at_its_items_and_resumes_from_its_last_one(
+            self, monkeypatch):
+        monkeypatch.setattr(flask_api, "_PAGE_ITEMS", 10)
+        log = []
+        events = "".join("id: {0}\ndata: {0}\n\n".format(n) for n in range(25))
+        client = _foreign_stream("text/event-stream", [events, events], log)
+        with client.get("/s", headers={"Accept": BROWSER_ACCEPT}) as response:
+            _, items, end = _streamed_page(response)
+        assert [data for data, _ in items] == [str(n) for n in range(10)]
+        assert end["data-end"] == "full" and "10 items" in end["text"]
+        assert end["data-last-id"] == "9"  # the last on the page: Resume misses none
+        assert log == ["ran", "closed"]  # the second piece never read
+        client = _foreign_stream("text/event-stream", [events], log)
+        with client.get("/s", headers={"Accept": BROWSER_ACCEPT,
+                                       "X-Flask-API-Page": "fetch"}) as response:
+            _, items, end = _streamed_page(response)
+        assert end["data-end"] == "ended" and len(items) == 25  # the page's script reads all
+
     def test_a_stream_pages_head_has_its_headers_no_body_and_closes_the_stream_unread(self):
         app, read, closed = Flask(__name__), [], []
         BrowsableAPI(app)
@@ -6161,6 +6200,36 @@ class TestStreams:
                 _within_ceilings(_tab_memory(tab))
             tab.get_by_role("button", name="Stop").click()
             assert _wait_for(lambda: app.closed == ["blobs", "blobs"])
+
+    @pytest.mark.parametrize("kind", ["jsonl", "sse"])
+    def test_browser_a_flood_of_1000000_small_events_keeps_the_tab_within_a_fixed_bound(
+            self, memory_chromium, live_site, kind):
+        app = _flood_app()
+        site = live_site.serve(app)
+        with _open_tab(memory_chromium, site) as tab:
+            _open(tab, "/flood." + kind)  # loaded by the browser: 100,000 items at the most
+            _expect(_stream_line(tab)).to_contain_text("Stopped: the page has carried as much",
+                                                        timeout=60000)
+            assert _items_counted(tab) == 100000
+            at_100000 = _tab_memory(tab)
+            _within_ceilings(at_100000)
+            tab.get_by_role("button", name="Resume").click()  # read from a fetch: no bound
+            _expect(_stream_line(tab)).to_contain_text(
+                "Ended. 1,000,000 items (999,000 let go)", timeout=180000)
+            _expect(tab.locator(".item").first.locator(".key")).to_contain_text("#999001")
+            _expect(tab.locator(".item").last).to_contain_text('"n": 999999')
+            at_end = _tab_memory(tab)
+            _within_ceilings(at_end)
+            assert at_end[0] - at_100000[0] < 16 * 1024 * 1024, (at_100000, at_end)
+        with _open_tab(memory_chromium, site, java_script_enabled=False) as tab:
+            _open(tab, "/flood." + kind)  # each item stays in the document: never a million
+            assert _wait_for(lambda: tab.locator("p.stream-end").count() or app.read > 200000,
+                             seconds=120)
+            _expect(tab.locator("p.stream-end")).to_contain_text("Stopped: a page carries "
+                                                                 "100,000 of a stream's items")
+            assert app.read < 102000  # the rest never made
+            heap, nodes, rss = _tab_memory(tab)  # 330 MiB measured, 570 with ids shown
+            assert heap < 768 * 1024 * 1024, "heap {:,}".format(heap)  # 3.2 GB for 1,000,000
 
     def test_browser_a_valid_20_mb_item_is_cut_and_drawn_without_a_long_task(
             self, memory_chromium, live_site):
