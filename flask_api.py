@@ -1826,12 +1826,18 @@ class _Asset(typing.NamedTuple):
     etag: str  # the hash its URL names
 
 
+# A whole line of comment in the page's script: a browser fetches the line empty. They are a
+# quarter of its gzipped bytes; the line stays, so a line the browser names is the module's.
+_SCRIPT_COMMENT_LINE = re.compile(r"^[ \t]*//.*$", re.MULTILINE)
+
+
 @functools.lru_cache(maxsize=None)
 def _assets() -> Dict[str, _Asset]:
     """The page's script and style by their URL's file name (``page.<hash>.js``), made once."""
     assets = {}
     for kind, text, extension, content_type in (
-            ("script", _PAGE_SCRIPT, "js", "text/javascript; charset=utf-8"),
+            ("script", _SCRIPT_COMMENT_LINE.sub("", _PAGE_SCRIPT), "js",
+             "text/javascript; charset=utf-8"),
             ("style", _PAGE_STYLE, "css", "text/css; charset=utf-8")):
         body = text.encode("utf-8")
         digest = hashlib.sha256(body).hexdigest()[:20]
