@@ -15022,6 +15022,18 @@ class _Enough(Exception):
     pass
 
 
+def _readme_follower(port, handle):
+    """The manual's Python ``follow()``, as a reader copies it, in a thread (not started) that
+    follows the feed at ``port`` from position 0 until ``handle`` raises `_Enough`."""
+    scope = {}
+    exec(_readme_python("import json\nimport time"), scope)
+
+    def client():
+        with contextlib.suppress(_Enough):
+            scope["follow"]("http://127.0.0.1:{}".format(port), 0, handle)
+    return threading.Thread(target=client, daemon=True)
+
+
 def _serve_in_thread(app):
     """``app`` on werkzeug's threaded server in this process: (port, stop)."""
     from werkzeug.serving import make_server
@@ -15268,18 +15280,13 @@ class TestNotesChangeFeed:
             self, feed_gunicorn, tmp_path):
         pytest.importorskip("requests")
         master, port, _ = feed_gunicorn(str(tmp_path / "notes.db"))
-        scope, got = {}, []
-        exec(_readme_python("import json\nimport time"), scope)
+        got = []
 
         def handle(change):
             got.append(change)
             if len(got) == 6:
                 raise _Enough()
-
-        def client():
-            with contextlib.suppress(_Enough):
-                scope["follow"]("http://127.0.0.1:{}".format(port), 0, handle)
-        follower = threading.Thread(target=client, daemon=True)
+        follower = _readme_follower(port, handle)
         follower.start()
         for n in range(3):
             assert _http(port, "PUT", "/1/", {"text": "before {}".format(n)})[0] == 200
@@ -15306,17 +15313,12 @@ class TestNotesChangeFeed:
         app, answered = notes_app.create_app(db=url), []
         app.after_request(lambda response: answered.append(response.status_code) or response)
         port, stop = _serve_in_thread(app)
-        scope, got = {}, []
-        exec(_readme_python("import json\nimport time"), scope)
+        got = []
 
         def handle(change):
             got.append(change)
             raise _Enough()
-
-        def client():
-            with contextlib.suppress(_Enough):
-                scope["follow"]("http://127.0.0.1:{}".format(port), 0, handle)
-        follower = threading.Thread(target=client, daemon=True)
+        follower = _readme_follower(port, handle)
         postgres.stop()
         try:
             follower.start()
