@@ -20,8 +20,9 @@ selector: ``pytest test_all.py::TestStreams``.
     TestRoutes                   the routes' one description
     TestPageBodyAndLinks         the body as the page shows it, its links; the JSON tree
     TestPageContext              what the page shows of the exchange and the view
-    TestPageResponses            the template and CSP, JSON responses as the page, late
-                                 headers, the route index
+    TestPageResponses            the template and CSP, the page's script and style as files
+                                 a browser keeps (and their budgets, in Chromium), JSON
+                                 responses as the page, late headers, the route index
     TestStreams                  a view's generator in each format; its page, and it live
     TestApplication              FlaskAPI: results, settings, HEAD, OPTIONS, errors
     TestPlainForms               the page's forms without JavaScript
@@ -31,7 +32,8 @@ selector: ``pytest test_all.py::TestStreams``.
     TestSigningIn                what the API asks for, for the page; real sign-in servers;
                                  the page's sign-in panel in Chromium
     TestFlaskAPI3Compatibility   code written for Flask-API 3.x
-    TestPageTemplate             the page template: its script and style as code
+    TestPageTemplate             the page template: page/ and flask_api.py's copy equal, the
+                                 script that ships (its lint: test_page_lint.py)
     TestRequestHeaders ...       the script's sections without Python of their own, in its
       TestRequests,              order: request headers, requests, coming back, the query
       TestComingBack,            form, the response panel, the form tab, copy as curl, the
