@@ -13384,6 +13384,22 @@ class TestHistory:
         assert _history(tab)[0]["lost"] == "full"  # the entry is kept, without its body
         _expect(_shown_entry(tab, 0)).to_contain_text("could not be kept: the storage was full")
 
+    def test_browser_history_without_compression_keeps_64_kb_and_says_a_failed_one(
+            self, big_tab):
+        tab, _ = big_tab
+        tab.add_init_script("delete window.CompressionStream;")  # an older browser's
+        tab.goto("/random/300000")
+        _expect(tab.locator("#api-history summary")).to_have_text("History: 1 request")
+        _open_history(tab)
+        _expect(tab.locator("#api-history details > .hint")).not_to_contain_text("4 MB")
+        _expect(_shown_entry(tab, 0)).to_contain_text("was longer than the 64 KB kept")
+        tab.add_init_script("""window.CompressionStream = class {
+            constructor() { throw new Error("no gzip today"); } };""")
+        tab.reload()
+        _expect(tab.locator("#api-history [role=alert]")).to_have_text(
+            "This answer's body could not be compressed to be kept: no gzip today")
+        _expect(_shown_entry(tab, 0)).to_contain_text("the browser could not compress it")
+
     def test_page_script_history_entry_keeps_header_names_and_small_bodies_only(
             self, script_parts):
         entries = _js(script_parts, """() => {

@@ -130,7 +130,11 @@ function isBig(entry, body) {
 // What went wrong, in words ("" if nothing did).
 async function keepBig(entry, body) {
   const key = BODY_KEY + entry.at + "-" + Math.random().toString(36).slice(2);
-  const text = await packed(body);
+  let text;
+  try { text = await packed(body); } catch (error) {
+    return [{...entry, lost: "error"}, "This answer's body could not be compressed to be " +
+      "kept: " + error.message];
+  }
   forgetBodies(savedHistory());
   try { sessionStorage.setItem(key, text); } catch {
     return [{...entry, lost: "full"}, "The browser's storage for this tab is full: this " +
@@ -330,6 +334,7 @@ function lostWhy(entry) {
   if (entry.lost === "room") {
     return "went to make room for newer answers (" + HISTORY_BYTES / 1024 / 1024 + " MB kept)";
   }
+  if (entry.lost === "error") return "could not be kept: the browser could not compress it";
   if (entry.lost === "left") return "was not kept: the page was left while it was compressed";
   if (entry.lost === "full" || entry.bodyKey) return "could not be kept: the storage was full";
   return "was longer than the " + (entry.bytes > HISTORY_BIG ? HISTORY_BIG / 1024 / 1024 +
