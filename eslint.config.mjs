@@ -71,6 +71,9 @@ export default [
         MutationObserver: "readonly", TextEncoder: "readonly",
         // signing in: PKCE's random values and SHA-256, Basic's and JWTs' base64
         crypto: "readonly", atob: "readonly", btoa: "readonly",
+        // the history's big bodies, gzipped for sessionStorage
+        Blob: "readonly", Response: "readonly", CompressionStream: "readonly",
+        DecompressionStream: "readonly",
       },
     },
     rules: {

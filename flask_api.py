@@ -8448,11 +8448,15 @@ function pytestTest(entry, app, leftOut) {
 // Each answer the page shows (a page it loads or swaps in, an answer in the panel, a stream's
 // page) is an entry, newest first, in sessionStorage: this tab only, kept across reloads and
 // Back, gone with the tab. The stored headers' values are never kept: only their names.
+// A body over HISTORY_BODY, up to HISTORY_BIG, is kept gzipped (CompressionStream) in base64
+// under a key of its own, so the list stays small; the bytes bound counts it as stored.
 
 const HISTORY_KEY = "flask-api-history";  // where sessionStorage keeps it
 const HISTORY_ENTRIES = 50;  // entries kept at the most: the oldest go first
 const HISTORY_BODY = 64 * 1024;  // bytes of a body kept at the most; a longer one is not kept
-const HISTORY_BYTES = 1024 * 1024;  // bytes the whole history takes at the most, as UTF-8 JSON
+const HISTORY_BYTES = 1024 * 1024;  // bytes the whole history takes at the most, as stored
+const HISTORY_BIG = 4 * 1024 * 1024;  // bytes of a body kept compressed at the most
+const BODY_KEY = "flask-api-history-body-";  // a big body's own key: this, then its entry's name
 const CLOCK = new Intl.DateTimeFormat("en-GB", {hour: "2-digit", minute: "2-digit",
   second: "2-digit"});  // 14:05:09, the time an entry was answered
 
@@ -8490,11 +8494,23 @@ function historyEntry(request, answer, at) {
   body: bytes !== null && bytes <= HISTORY_BODY ? answer.body : null};
 }
 
-// The history with an entry first, within the bounds: the oldest go past either.
+// The bytes an entry takes as stored: its JSON (and its comma), and its big body's.
+function storedSize(entry) {
+  return utf8Length(JSON.stringify(entry)) + 1 + (entry.stored || 0);
+}
+
+// The history with an entry first, within the bounds: past the bytes, the oldest big bodies go
+// first (their entries say so), then the oldest entries.
 function boundedHistory(list, entry, most = HISTORY_ENTRIES, bytes = HISTORY_BYTES) {
   const kept = [entry].concat(list).slice(0, most);
-  const sizes = kept.map((one) => utf8Length(JSON.stringify(one)) + 1);  // and its comma
-  let total = sizes.reduce((sum, size) => sum + size, 1);
+  let total = kept.reduce((sum, one) => sum + storedSize(one), 1);
+  for (let at = kept.length - 1; at > 0 && total > bytes; at -= 1) {
+    if (!kept[at].bodyKey) continue;
+    total -= storedSize(kept[at]);
+    kept[at] = {...kept[at], bodyKey: null, stored: 0, lost: "room"};
+    total += storedSize(kept[at]);
+  }
+  const sizes = kept.map(storedSize);
   while (kept.length > 1 && total > bytes) {
     total -= sizes[kept.length - 1];
     kept.pop();
@@ -8506,6 +8522,7 @@ function boundedHistory(list, entry, most = HISTORY_ENTRIES, bytes = HISTORY_BYT
 // was not kept, in words ("" if all was).
 function saveHistory(list) {
   for (let kept = list; ; kept = kept.slice(0, -1)) {
+    forgetBodies(kept);
     try {
       if (kept.length) sessionStorage.setItem(HISTORY_KEY, JSON.stringify(kept));
       else sessionStorage.removeItem(HISTORY_KEY);
@@ -8516,6 +8533,67 @@ function saveHistory(list) {
       if (!kept.length) return "The history could not be kept: " + error.message;
     }
   }
+}
+
+// Remove the big bodies no entry of the list names any more.
+function forgetBodies(list) {
+  const named = new Set(list.map((entry) => entry.bodyKey).filter(Boolean));
+  for (let at = sessionStorage.length - 1; at >= 0; at -= 1) {
+    const key = sessionStorage.key(at);
+    if (key?.startsWith(BODY_KEY) && !named.has(key)) sessionStorage.removeItem(key);
+  }
+}
+
+// A text gzipped, in base64.
+async function packed(text) {
+  const stream = new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"));
+  const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
+  let binary = "";
+  for (let at = 0; at < bytes.length; at += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(at, at + 0x8000));
+  }
+  return btoa(binary);
+}
+
+// The text of a gzipped base64.
+async function unpacked(base64) {
+  const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
+  return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip")))
+    .text();
+}
+
+// The longest body kept: compressed where the browser can, else only as text.
+function bodyBound() {
+  return typeof CompressionStream === "function" ? HISTORY_BIG : HISTORY_BODY;
+}
+
+// Whether an entry's body is one to keep compressed: over HISTORY_BODY, up to the bound.
+function isBig(entry, body) {
+  return typeof body === "string" && entry.body === null && entry.bytes <= bodyBound();
+}
+
+// An entry with its big body kept under its own key; the storage full, the entry says so.
+// What went wrong, in words ("" if nothing did).
+async function keepBig(entry, body) {
+  const key = BODY_KEY + entry.at + "-" + Math.random().toString(36).slice(2);
+  let text;
+  try { text = await packed(body); } catch (error) {
+    return [{...entry, lost: "error"}, "This answer's body could not be compressed to be " +
+      "kept: " + error.message];
+  }
+  forgetBodies(savedHistory());
+  try { sessionStorage.setItem(key, text); } catch {
+    return [{...entry, lost: "full"}, "The browser's storage for this tab is full: this " +
+      "answer's body (" + counted(entry.bytes, "byte") + ") could not be kept."];
+  }
+  return [{...entry, bodyKey: key, stored: text.length + key.length}, ""];
+}
+
+// An entry's body: its text, from its own key if big; null where it was not kept.
+async function entryText(entry) {
+  if (entry.body !== null || !entry.bodyKey) return entry.body;
+  const stored = sessionStorage.getItem(entry.bodyKey);
+  return stored === null ? null : unpacked(stored);
 }
 
 // The headers the panel shows, as [name, value]: each key, then the text up to the next (not
@@ -8534,7 +8612,7 @@ function shownHeaders(panel) {
 
 // Keep the answer just shown, read from the panel (raw: the headers and text of an answer that
 // is not a page), with the request behind it; its time in ms, if known.
-function remember(times, raw) {
+async function remember(times, raw) {
   const panel = document.querySelector("pre.response");
   if (!panel || !panel.dataset.status) return;
   const url = new URL(panel.dataset.url, window.location.href).href, method = panel.dataset.method;
@@ -8545,7 +8623,21 @@ function remember(times, raw) {
   const entry = historyEntry({...sent, headerNames: savedHeaders().map((pair) => pair[0])},
     {...answer, status: Number(panel.dataset.status),
       ms: times ? Math.round(times.end - times.started) : null}, Date.now());
-  state.historySaid = saveHistory(boundedHistory(savedHistory(), entry));
+  const big = isBig(entry, answer.body);
+  state.historySaid = saveHistory(boundedHistory(savedHistory(), big ? {...entry,
+    lost: "left"} : entry));  // at once: the tab may leave before the body is compressed
+  historyPanel();
+  if (big) keptLater(entry, ...await keepBig(entry, answer.body));
+}
+
+// Put an entry, its big body now kept, in the place it was saved at (still there?), within
+// the bounds; say what went wrong.
+function keptLater(entry, kept, said) {
+  const list = savedHistory();
+  const at = list.findIndex((one) => one.at === entry.at && one.url === entry.url);
+  if (at < 0) return;
+  list[at] = kept;
+  state.historySaid = saveHistory(boundedHistory(list.slice(1), list[0])) || said;
   historyPanel();
 }
 
@@ -8598,7 +8690,9 @@ function historyList() {
   const list = savedHistory();
   const hint = el("p", {class: "hint"}, ["This tab's last " + HISTORY_ENTRIES + " requests, " +
     "newest first, kept until the tab is closed (" + HISTORY_BYTES / 1024 / 1024 + " MB at the " +
-    "most); an answer's body if it is " + HISTORY_BODY / 1024 + " KB or less. Your stored " +
+    "most, as stored); an answer's body if it is " + HISTORY_BODY / 1024 + " KB or less" +
+    (bodyBound() > HISTORY_BODY ? ", or up to " + HISTORY_BIG / 1024 / 1024 + " MB " +
+      "compressed (the oldest of these go first to make room)" : "") + ". Your stored " +
     "headers' values are never kept, only their names."]);
   if (!list.length) return [hint];
   const rows = list.map((entry, index) => el("li", {}, [
@@ -8658,12 +8752,13 @@ function historyShown(children, focusOn) {
 
 // An entry's answer as it was: its line, its status and headers, its body as a tree (as text
 // if it is not JSON, or a note if it was not kept).
-function openEntry(entry) {
+async function openEntry(entry) {
+  const body = answerBody({...entry, body: await entryText(entry)});
   const headers = entry.headers.flatMap(([name, value]) => [el("span", {class: "key"},
     [name + ":"]), " " + value + "\n"]);
   const answer = el("pre", {class: "response", "aria-label": "The answer of " +
     entryName(entry)}, [el("span", {class: entry.status < 400 ? "status" : "status error"},
-    ["HTTP " + entry.status]), "\n", ...headers, "\n", ...answerBody(entry)]);
+    ["HTTP " + entry.status]), "\n", ...headers, "\n", ...body]);
   historyShown([el("h2", {}, ["The answer of " + entryName(entry)]), answer], "h2");
 }
 
@@ -8671,14 +8766,25 @@ function openEntry(entry) {
 function answerBody(entry) {
   if (entry.body === null) {
     return [el("span", {class: "hint"}, [entry.stream ? "A stream: its items are not kept." :
-      "Its body (" + counted(entry.bytes, "byte") + ") was longer than the " +
-      HISTORY_BODY / 1024 + " KB kept."])];
+      "Its body (" + counted(entry.bytes, "byte") + ") " + lostWhy(entry) + "."])];
   }
   let model;
   try { model = parseJSON(entry.body); } catch { return [entry.body]; }
   const tree = el("span", {class: "tree", onclick: foldClick, onkeydown: foldKey});
   showTree(tree, model, FIRST_LINES, "the answer");
   return [tree];
+}
+
+// Why an entry's body is not kept, in words.
+function lostWhy(entry) {
+  if (entry.lost === "room") {
+    return "went to make room for newer answers (" + HISTORY_BYTES / 1024 / 1024 + " MB kept)";
+  }
+  if (entry.lost === "error") return "could not be kept: the browser could not compress it";
+  if (entry.lost === "left") return "was not kept: the page was left while it was compressed";
+  if (entry.lost === "full" || entry.bodyKey) return "could not be kept: the storage was full";
+  return "was longer than the " + (entry.bytes > HISTORY_BIG ? HISTORY_BIG / 1024 / 1024 +
+    " MB" : HISTORY_BODY / 1024 + " KB") + " kept";
 }
 
 // The request of an entry, to send again: {body, type}; null where a file of it was not kept.
@@ -8903,8 +9009,10 @@ function bodyDifferences(before, after) {
   return parts;
 }
 
-// Compare two entries of the history, the older first: status, headers, then the data.
-function compareEntries(before, after) {
+// Compare two entries of the history, the older first: status, headers, then the data (a big
+// body read from its own key).
+async function compareEntries(before, after) {
+  const [one, other] = await Promise.all([entryText(before), entryText(after)]);
   const headers = diffHeaders(before.headers, after.headers);
   const status = before.status === after.status ? "Status: HTTP " + after.status + ", both." :
     "Status: HTTP " + before.status + " \u2192 HTTP " + after.status + ".";
@@ -8914,7 +9022,7 @@ function compareEntries(before, after) {
       "Headers: the same."]),
     ...headers.length ? [el("ol", {class: "diff", "aria-label": "Changes in the headers"},
       headers.map((change) => changeLine(change, true)))] : [],
-    ...bodyDifferences(before, after)], "h2");
+    ...bodyDifferences({...before, body: one}, {...after, body: other})], "h2");
 }
 
 // One click: the answer shown against the last one before it from the same URL, if any.

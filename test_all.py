@@ -13077,6 +13077,41 @@ def _open_history(tab):
     return tab.locator("#api-history ol.history > li")
 
 
+def _big_answers_app():
+    """/random/<n>: {"text": n hex digits, new each time} (gzip halves them, no more);
+    /long/: a body over 4 MiB; /items/: 20,000 items from a store a test may change."""
+    app = FlaskAPI(__name__)
+    app.store = _big_items(20000)
+    app.store[0]["big"] = 2 ** 64 + 1
+    app.add_url_rule("/random/<int:count>", "random",
+                     lambda count: {"text": os.urandom(count // 2).hex()})
+    app.add_url_rule("/long/", "long", lambda: {"text": "x" * (4 * 1024 * 1024)})
+    app.add_url_rule("/items/", "items", lambda: app.store)
+    return app
+
+
+@pytest.fixture
+def big_tab(chromium, live_site):
+    """A tab on `_big_answers_app`, and the app."""
+    app = _big_answers_app()
+    with _open_tab(chromium, live_site.serve(app)) as tab:
+        yield tab, app
+
+
+def _big_bodies_kept(tab, count):
+    """Wait until this tab's history keeps ``count`` big bodies, each under its own key."""
+    tab.wait_for_function("""(count) => JSON.parse(sessionStorage.getItem("flask-api-history")
+        || "[]").filter((entry) => entry.bodyKey).length === count""", arg=count)
+
+
+def _shown_entry(tab, index):
+    """Open the history's entry at ``index`` (0: the newest); the text it shows."""
+    _open_history(tab).nth(index).get_by_role("button", name=re.compile("^Open ")).click()
+    shown = tab.locator("#api-history-shown pre")
+    _expect(shown).to_contain_text("HTTP 200")
+    return shown
+
+
 def _parts_tab(tab, site, path):
     """``tab`` at ``site + path``, the script's pure parts at ``window.parts``."""
     _take_parts(tab)
@@ -13290,6 +13325,80 @@ class TestHistory:
         assert kept[0] == [7, 6, 5, 4, 3]  # newest first, five at the most
         assert kept[1] == [7, 6, 5]  # each about 620 bytes as UTF-8: 2,000 bytes hold three
         assert kept[2] < 2000
+
+    def test_page_script_history_bytes_bound_drops_the_oldest_big_bodies_before_entries(
+            self, script_parts):
+        kept = _js(script_parts, """() => {
+            let list = [];
+            for (let at = 0; at < 4; at += 1) {
+                list = parts.boundedHistory(list, {at, body: null, bodyKey: "k" + at,
+                                                   stored: 3000}, 50, 7000);
+            }
+            return list.map((entry) => [entry.at, entry.bodyKey, entry.lost || null]);
+        }""")
+        assert kept == [[3, "k3", None], [2, "k2", None], [1, None, "room"], [0, None, "room"]]
+
+    def test_browser_history_keeps_a_big_body_compressed_up_to_4_mb_the_oldest_going_first(
+            self, big_tab):
+        tab, _ = big_tab
+        tab.goto("/random/300000")
+        _big_bodies_kept(tab, 1)
+        first = _history(tab)[0]
+        assert first["body"] is None and first["bodyKey"].startswith("flask-api-history-body-")
+        text = json.loads(tab.locator("pre.response .body").text_content())["text"]
+        assert _shown_entry(tab, 0).locator(".tree").text_content().count(text) == 1
+        assert first["stored"] < 300000  # compressed: hex digits take half
+        _expect(tab.locator("#api-history details > .hint")).to_contain_text(
+            "or up to 4 MB compressed")
+        tab.goto("/long/")  # over 4 MB: not kept, and said so
+        _expect(tab.locator("#api-history summary")).to_have_text("History: 2 requests")
+        assert _history(tab)[0]["body"] is None and not _history(tab)[0].get("bodyKey")
+        _expect(_shown_entry(tab, 0)).to_contain_text("was longer than the 4 MB kept")
+        for count in [2, 2]:  # two more of about 440 KB stored each: 1 MB holds two
+            tab.goto("/random/600000")
+            _big_bodies_kept(tab, count)
+        _expect(tab.locator("#api-history summary")).to_have_text("History: 4 requests")
+        assert [bool(entry.get("bodyKey")) for entry in _history(tab)] == [True, True, False,
+                                                                           False]
+        assert _history(tab)[3]["lost"] == "room"
+        _expect(_shown_entry(tab, 3)).to_contain_text("went to make room for newer answers")
+        assert tab.evaluate("""() => Object.keys(sessionStorage).filter((key) =>
+            key.startsWith("flask-api-history-body-")).length""") == 2  # its bytes freed
+
+    def test_browser_history_says_in_words_when_a_big_body_finds_the_storage_full(
+            self, big_tab):
+        tab, _ = big_tab
+        tab.goto("/random/10")
+        tab.evaluate("""() => {  // fill this tab's storage but for about 64 KB
+            for (let n = 0; ; n += 1) {
+                try { sessionStorage.setItem("filler" + n, "x".repeat(1 << 20)); }
+                catch { break; }
+            }
+            for (let size = 1 << 19; size >= 1 << 16; size >>= 1) {
+                try { sessionStorage.setItem("filler-" + size, "x".repeat(size)); } catch {}
+            }
+        }""")
+        tab.goto("/random/400000")
+        _expect(tab.locator("#api-history [role=alert]")).to_contain_text(
+            "The browser's storage for this tab is full: this answer's body (")
+        assert _history(tab)[0]["lost"] == "full"  # the entry is kept, without its body
+        _expect(_shown_entry(tab, 0)).to_contain_text("could not be kept: the storage was full")
+
+    def test_browser_history_without_compression_keeps_64_kb_and_says_a_failed_one(
+            self, big_tab):
+        tab, _ = big_tab
+        tab.add_init_script("delete window.CompressionStream;")  # an older browser's
+        tab.goto("/random/300000")
+        _expect(tab.locator("#api-history summary")).to_have_text("History: 1 request")
+        _open_history(tab)
+        _expect(tab.locator("#api-history details > .hint")).not_to_contain_text("4 MB")
+        _expect(_shown_entry(tab, 0)).to_contain_text("was longer than the 64 KB kept")
+        tab.add_init_script("""window.CompressionStream = class {
+            constructor() { throw new Error("no gzip today"); } };""")
+        tab.reload()
+        _expect(tab.locator("#api-history [role=alert]")).to_have_text(
+            "This answer's body could not be compressed to be kept: no gzip today")
+        _expect(_shown_entry(tab, 0)).to_contain_text("the browser could not compress it")
 
     def test_page_script_history_entry_keeps_header_names_and_small_bodies_only(
             self, script_parts):
@@ -13524,6 +13633,24 @@ class TestCompare:
         assert tab.locator("#injected").count() == 0
         _expect(tab.locator("#api-live")).to_contain_text("Compared: GET /1/")
         assert _axe(tab) == []
+
+    def test_browser_compares_two_answers_of_20000_items_across_a_reload(self, big_tab):
+        tab, app = big_tab
+        tab.goto("/items/")
+        _big_bodies_kept(tab, 1)
+        assert _history(tab)[0]["bytes"] > 1024 * 1024  # over 64 KB: kept compressed
+        app.store[0]["big"] = 2 ** 64
+        app.store[12345]["name"] = "<b id=injected>renamed</b>"
+        tab.reload()
+        tab.get_by_role("button", name="Compare with the previous answer from this URL").click()
+        shown = tab.locator("#api-history-shown")
+        _expect(shown.get_by_role("heading")).to_be_focused()
+        _expect(shown).to_contain_text("Data: 0 added, 0 removed, 2 changed; ")
+        change = shown.get_by_role("list", name="Changes in the data").locator("li")
+        _expect(change).to_have_text([
+            "/0/big changed 18446744073709551617 \u2192 18446744073709551616",
+            '/12345/name changed "item 12345" \u2192 "<b id=injected>renamed</b>"'])
+        assert tab.locator("#injected").count() == 0
 
     def test_browser_compares_two_picked_entries_status_and_headers_too(self, tab, notes_site):
         tab.goto("/1/")

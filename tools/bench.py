@@ -685,11 +685,18 @@ def page_weight_table(result: Optional[Dict[str, float]]) -> str:
 # diffing again, and listing the first 1,000 changes).
 COMPARE_PARTS = ("document.addEventListener('flask-api:script', "
                  "(event) => { window.parts = event.detail; }, {once: true});")
-COMPARE_TIMES = """([before, after]) => {
+COMPARE_TIMES = """async ([before, after]) => {
   const median = (list) => list.sort((a, b) => a - b)[Math.floor(list.length / 2)];
-  const times = {parse: [], diff: [], view: []};
-  let changes = 0;
+  const times = {parse: [], diff: [], view: [], keep: [], read: []};
+  let changes = 0, stored = 0;
   for (let round = 0; round < 5; round += 1) {
+    const keeping = performance.now();  // the history keeps each body gzipped, reads it back
+    const kept = [await parts.packed(before), await parts.packed(after)];
+    const reading = performance.now();
+    await Promise.all(kept.map(parts.unpacked));
+    times.keep.push(reading - keeping);
+    times.read.push(performance.now() - reading);
+    stored = kept[0].length;
     const started = performance.now();
     const one = parts.parseJSON(before), other = parts.parseJSON(after);
     const parsed = performance.now();
@@ -701,7 +708,7 @@ COMPARE_TIMES = """([before, after]) => {
     times.view.push(performance.now() - found);
   }
   return {parse: median(times.parse), diff: median(times.diff), view: median(times.view),
-          changes};
+          keep: median(times.keep), read: median(times.read), stored, changes};
 }"""
 
 
@@ -718,13 +725,18 @@ def changed_items(count: int, every: int) -> List[Dict[str, Any]]:
 
 def compare_page(count: int = 20000) -> Optional[List[Tuple[str, Dict[str, float]]]]:
     """The page's comparison of two bodies of ``count`` items, 1% of them changed and all of
-    them: ms to parse both, to diff them, to build the view; None without Chromium."""
+    them: ms to keep both in the history (gzip, base64) and read them back, to parse both, to
+    diff them, to build the view; the bytes one takes as stored; None without Chromium."""
     before = json.dumps(big_items(count))
     with chromium_serving(big_app([])) as serving:
         if serving is None:
             return None
         chromium, base = serving
         tab = chromium.new_context().new_page()
+        from tools import page  # the tests' build: the page's script, its pure parts handed over
+        tests_build = page.script(tests=True)
+        tab.route("**/_flask_api/page.*.js", lambda route: route.fulfill(
+            body=tests_build, content_type="text/javascript; charset=utf-8"))
         tab.add_init_script(COMPARE_PARTS)
         tab.goto(base + "/items/")
         tab.wait_for_function("Boolean(window.parts)")
@@ -738,11 +750,15 @@ def compare_page(count: int = 20000) -> Optional[List[Tuple[str, Dict[str, float
 def compare_table(rows: Optional[List[Tuple[str, Dict[str, float]]]], count: int = 20000) -> str:
     if rows is None:
         return "The page's comparison: skipped, no Chromium (playwright and chromium)."
-    lines = ["| compare, {:,} items a side | changes | parse both | diff | the view, all "
-             "(parse, diff, 1,000 listed) |".format(count), "|---|---:|---:|---:|---:|"]
+    lines = ["| compare, {:,} items a side | changes | keep both (gzip) | read both back | "
+             "parse both | diff | the view, all (parse, diff, 1,000 listed) |".format(count),
+             "|---|---:|---:|---:|---:|---:|---:|"]
     for name, times in rows:
-        lines.append("| {} | {:,} | {:.0f} ms | {:.0f} ms | {:.0f} ms |".format(
-            name, times["changes"], times["parse"], times["diff"], times["view"]))
+        lines.append("| {} | {:,} | {:.0f} ms | {:.0f} ms | {:.0f} ms | {:.0f} ms | {:.0f} ms |"
+                     .format(name, times["changes"], times["keep"], times["read"],
+                             times["parse"], times["diff"], times["view"]))
+    lines.append("\nOne body, {:,} bytes of JSON, stored as {:,} bytes.".format(
+        len(json.dumps(big_items(count))), int(rows[0][1]["stored"])))
     return "\n".join(lines)
 
 

@@ -167,8 +167,10 @@ function bodyDifferences(before, after) {
   return parts;
 }
 
-// Compare two entries of the history, the older first: status, headers, then the data.
-function compareEntries(before, after) {
+// Compare two entries of the history, the older first: status, headers, then the data (a big
+// body read from its own key).
+async function compareEntries(before, after) {
+  const [one, other] = await Promise.all([entryText(before), entryText(after)]);
   const headers = diffHeaders(before.headers, after.headers);
   const status = before.status === after.status ? "Status: HTTP " + after.status + ", both." :
     "Status: HTTP " + before.status + " \u2192 HTTP " + after.status + ".";
@@ -178,7 +180,7 @@ function compareEntries(before, after) {
       "Headers: the same."]),
     ...headers.length ? [el("ol", {class: "diff", "aria-label": "Changes in the headers"},
       headers.map((change) => changeLine(change, true)))] : [],
-    ...bodyDifferences(before, after)], "h2");
+    ...bodyDifferences({...before, body: one}, {...after, body: other})], "h2");
 }
 
 // One click: the answer shown against the last one before it from the same URL, if any.
