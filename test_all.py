@@ -4994,8 +4994,10 @@ def _within_ceilings(memory):
 
 
 def _items_counted(tab):
-    return int(re.search(r"([0-9,]+) items?", _stream_line(tab).text_content()).group(1)
-               .replace(",", ""))
+    """The items a stream's line counts; 0 before it is drawn (Resume's new line is empty until
+    its first frame, which a loaded machine can be slow to give)."""
+    found = re.search(r"([0-9,]+) items?", _stream_line(tab).text_content())
+    return int(found.group(1).replace(",", "")) if found else 0
 
 
 class TestStreams:
