@@ -1799,12 +1799,14 @@ def _page_headers_for(host: str, root: str, *inline: str) -> Tuple[Tuple[str, st
     this site (an upload) cannot run or style it; a host that cannot stand in a CSP gets
     none, so then the page shows without them. ``inline``: the script's and style's sources
     of a template's additions."""
-    urls = _asset_urls(root) if _PLAIN_HOST.match(host) else {"script": "", "style": ""}
-    script, style = ((host + urls[kind].replace(";", "%3B").replace(",", "%2C")
-                      if urls[kind] else "") + added or "'none'"
-                     for kind, added in zip(("script", "style"), inline))
+    plain = _PLAIN_HOST.match(host)
+    sources = []
+    for kind, added in zip(("script", "style"), inline):
+        # ; and , end a CSP's directive and policy: in a URL's path they are escaped
+        url = host + _asset_urls(root)[kind].replace(";", "%3B").replace(",", "%2C")
+        sources.append(((url if plain else "") + added).strip() or "'none'")
     return (("X-Frame-Options", "SAMEORIGIN"),
-            ("Content-Security-Policy", _CSP.format(script.strip(), style.strip())),
+            ("Content-Security-Policy", _CSP.format(*sources)),
             ("X-Flask-API-Page", "1"))
 
 
@@ -1865,7 +1867,8 @@ def _send_asset(environ: Dict[str, Any], start_response: Any) -> Any:
     """Answer a request for one of the page's files: the file (gzipped if the browser takes
     it), a 304 if the browser has it, a 404 for any other name, a 405 for a method but GET."""
     req = Request(environ)
-    asset = _assets().get(req.path[len(_ASSETS_PATH):])
+    name = req.path[len(_ASSETS_PATH):]
+    asset = _assets().get(name)
     if asset is None or req.method not in ("GET", "HEAD"):
         code, detail = (404, NotFound.detail) if asset is None else (405, MethodNotAllowed.detail)
         response = Response(json.dumps({"detail": detail}), code, mimetype="application/json")
@@ -1873,7 +1876,7 @@ def _send_asset(environ: Dict[str, Any], start_response: Any) -> Any:
             response.headers["Allow"] = "GET, HEAD"
         return response(environ, start_response)
     packed = req.accept_encodings["gzip"] > 0
-    response = Response(_gzipped(req.path[len(_ASSETS_PATH):]) if packed else asset.body,
+    response = Response(_gzipped(name) if packed else asset.body,
                         content_type=asset.content_type)
     response.headers.update({
         "Cache-Control": _ASSET_CACHE, "Vary": "Accept-Encoding",
