@@ -644,20 +644,22 @@ def page_weight(visits: int = 5) -> Optional[Dict[str, float]]:
         server, port = _serve(1, 4, dict(os.environ))
         base = "http://127.0.0.1:{}".format(port)
         firsts, nexts, ready = [], [], []
-        for _ in range(visits):
-            context = chromium.new_context()
-            tab = context.new_page()
-            tab.add_init_script(READY_WATCH)
-            tab.goto(base + "/")
-            tab.wait_for_function("window.__ready !== undefined")
-            firsts.append(tab.evaluate(TRANSFERRED))
-            ready.append(tab.evaluate("window.__ready"))
-            tab.goto(base + "/1/")
-            tab.wait_for_function("window.__ready !== undefined")
-            nexts.append(tab.evaluate(TRANSFERRED))
-            context.close()
-        server.terminate()
-        server.wait()
+        try:
+            for _ in range(visits):
+                context = chromium.new_context()
+                tab = context.new_page()
+                tab.add_init_script(READY_WATCH)
+                tab.goto(base + "/")
+                tab.wait_for_function("window.__ready !== undefined")
+                firsts.append(tab.evaluate(TRANSFERRED))
+                ready.append(tab.evaluate("window.__ready"))
+                tab.goto(base + "/1/")
+                tab.wait_for_function("window.__ready !== undefined")
+                nexts.append(tab.evaluate(TRANSFERRED))
+                context.close()
+        finally:  # a tab that failed leaves no server behind
+            server.terminate()
+            server.wait()
     return {"html": statistics.median(first["html"] for first in firsts),
             "first": statistics.median(first["html"] + first["files"] for first in firsts),
             "next": statistics.median(one["html"] + one["files"] for one in nexts),
