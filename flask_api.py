@@ -557,16 +557,20 @@ def _select_parser(parsers: Tuple[Any, ...], environ: Dict[str, Any]) -> Tuple[A
 def _select_renderer(renderers: Tuple[Any, ...], environ: Dict[str, Any],
                      app: Any = None) -> Tuple[Any, MediaType]:
     query = environ.get("QUERY_STRING")
-    url_format = None
-    if query:
-        override = (app or current_app).config.get("URL_FORMAT_OVERRIDE", "format")
-        url_format = override and _query_value[query, override]
-        if url_format and len(url_format) > _LONGEST_CACHED:  # no renderer's, nor a cache key
-            raise NotAcceptable()
-    result = _negotiate[environ.get("HTTP_ACCEPT", ""), url_format, renderers]
+    result = _negotiate[environ.get("HTTP_ACCEPT", ""), query and _url_format(query, app),
+                        renderers]
     if result is None:
         raise NotAcceptable()
     return result
+
+
+def _url_format(query: str, app: Any = None) -> Optional[str]:
+    """The format a query string asks for (``?format=json``), or None."""
+    override = (app or current_app).config.get("URL_FORMAT_OVERRIDE", "format")
+    url_format = override and _query_value[query, override]
+    if url_format and len(url_format) > _LONGEST_CACHED:  # no renderer's, nor a cache key
+        raise NotAcceptable()
+    return url_format or None
 
 
 # ---------------------------------------------------------------------------
@@ -748,19 +752,25 @@ class HTMLRenderer(BaseRenderer):
         return Markup("<pre>{}</pre>").format(text)  # markupsafe escapes the argument
 
 
-def _json_dumps(data: Any, indent: Optional[int] = None) -> str:
+def _json_dumps(data: Any, indent: Optional[int] = None, app: Any = None) -> str:
     """``app.json.dumps(data, ensure_ascii=False, indent=indent)``, as Flask-API 3.x wrote
-    JSON (Flask's old ``json_encoder`` before Flask 2.2), and as fast as Flask can."""
+    JSON (Flask's old ``json_encoder`` before Flask 2.2), and as fast as Flask can; ``app``:
+    the current one, if the caller has it at hand."""
     try:
-        provider = getattr(_current_app._get_current_object(), "json", None)  # Flask 2.2+
+        provider = getattr(app or _current_app._get_current_object(), "json", None)  # 2.2+
     except RuntimeError:  # outside an app: the standard library's
         return json.dumps(data, ensure_ascii=False, indent=indent)
     if type(provider) is DefaultJSONProvider:  # Flask's own, whose settings are attributes
-        try:
-            encoder = _json_encoder(provider.default, provider.sort_keys, indent)
+        try:  # unindented, the C encoder called straight, as a stream's items are
+            encode = (_item_encoder(provider.default, provider.sort_keys) if indent is None else
+                      _json_encoder(provider.default, provider.sort_keys, indent).encode)
         except TypeError:  # settings that cannot be a cache key, such as an unhashable default
             return provider.dumps(data, ensure_ascii=False, indent=indent)
-        return encoder.encode(data)
+        try:
+            return encode(data)
+        except RecursionError:  # a cycle (which only Flask's encoder calls one), or too deep
+            pass
+        return provider.dumps(data, ensure_ascii=False, indent=indent)  # raises what it is
     if provider is not None:
         return provider.dumps(data, ensure_ascii=False, indent=indent)
     return flask_json.dumps(data, ensure_ascii=False, indent=indent)
@@ -959,13 +969,32 @@ class APIRequest(Request):
 
     def _negotiated(self, app: Any = None) -> Tuple[BaseRenderer, MediaType]:
         """(renderer, media type), once per request: the view, the early 406 check of a
-        write and rendering share it, unless the renderer classes change in between."""
+        write and rendering share it, unless the renderer classes change in between.
+
+        Without classes on the request, the route's answer is remembered: what the view's
+        (and method's) ``set_renderers``, else the app's ``DEFAULT_RENDERERS``, make of
+        Accept and ``?format=`` (`_route_negotiation`). Each part of that key is read on
+        every request, so a view replaced or a setting changed, even in place, counts."""
         memo, classes = self._api_negotiated, self.renderer_classes
-        if memo is None or memo[0] is not classes:
+        if memo is not None and memo[0] is classes:
+            return memo[1]
+        app = app or _current_app._get_current_object()
+        environ = self.environ
+        if classes:  # set by a hook or the view: resolved afresh
             renderers = self._classes("renderer_classes", "DEFAULT_RENDERERS", "set_renderers",
                                       app)
-            memo = self._api_negotiated = (classes, _select_renderer(renderers, self.environ, app))
-        return memo[1]
+            result = _select_renderer(renderers, environ, app)
+        else:
+            rule, query = self.url_rule, environ.get("QUERY_STRING")  # no rule: a 404's
+            configured = app.config["DEFAULT_RENDERERS"]
+            result = _route_negotiation[
+                environ.get("HTTP_ACCEPT", ""), query and _url_format(query, app),
+                rule and app.view_functions.get(rule.endpoint), self.method,
+                tuple(configured) if type(configured) is not str else (configured,)]
+            if result is None:
+                raise NotAcceptable()
+        self._api_negotiated = (classes, result)
+        return result
 
     @property
     def data(self) -> Any:
@@ -987,10 +1016,25 @@ class APIRequest(Request):
         if self._api_parsed is not None:
             return True
         try:
-            parser = _select_parser(self.parsers, self.environ)[0]
+            parser = self._parser()[0]
         except UnsupportedMediaType:
             return False
         return getattr(parser, flag, False)
+
+    def _parser(self) -> Tuple[BaseParser, MediaType]:
+        """(parser, media type) for the body's Content-Type, or `UnsupportedMediaType`.
+        Without classes on the request, the route's answer is remembered, as `_negotiated`
+        remembers its own (`_route_parser`); what it cannot keep, `_select_parser` says."""
+        environ, classes = self.environ, self.parser_classes
+        if not classes:
+            app, rule = _current_app._get_current_object(), self.url_rule
+            configured = app.config["DEFAULT_PARSERS"]
+            found = _route_parser[
+                environ.get("CONTENT_TYPE", ""), rule and app.view_functions.get(rule.endpoint),
+                self.method, tuple(configured) if type(configured) is not str else (configured,)]
+            if found is not None:
+                return found
+        return _select_parser(self.parsers, environ)  # or its error
 
     def _parsed(self) -> Tuple[Any, MultiDict, MultiDict]:
         parsed = self._api_parsed
@@ -1019,8 +1063,7 @@ class APIRequest(Request):
         length = get_content_length(self.environ)  # None if chunked
         if not length and "HTTP_TRANSFER_ENCODING" not in self.environ:  # "Chunked" too
             return _NOTHING_PARSED
-        parsers = self._classes("parser_classes", "DEFAULT_PARSERS", "set_parsers")
-        parser, media_type = _select_parser(parsers, self.environ)
+        parser, media_type = self._parser()
         if length is None or not _STREAM_HAS_LIMIT:  # see _check_length
             self._check_length(length)
         if parser.streaming:  # werkzeug makes a failed read a 400; chunked: see _ReadGuard
@@ -1043,6 +1086,31 @@ class APIRequest(Request):
         return result, result if parser.handles_form_data else _EMPTY, files
 
 
+@_bounded_cache(256, _LONGEST_CACHED)  # as _parser_for's: the rest of the key is the app's
+def _route_parser(content_type: str, view: Any, method: str, configured: Tuple[Any, ...]
+                  ) -> Optional[Tuple[BaseParser, MediaType]]:
+    """What `_select_parser` picks among a view's parsers (its ``set_parsers``, else the
+    app's ``configured`` ones) for a Content-Type, found once per route; None for an error."""
+    if len(content_type) > _LONGEST_HEADER:
+        return None
+    classes = _view_classes(view, method, "parser_classes")
+    parsers = (_resolve(_as_tuple(classes), "set_parsers") if classes else
+               _resolve(configured, "DEFAULT_PARSERS"))
+    found = _parser_for[content_type, parsers]
+    return found if found[0] is not None else None
+
+
+@_bounded_cache(1024, _CACHED_ACCEPT)  # as _negotiate's: the rest of the key is the app's
+def _route_negotiation(accept: str, url_format: Optional[str], view: Any, method: str,
+                       configured: Tuple[Any, ...]) -> Optional[Tuple[BaseRenderer, MediaType]]:
+    """What `_negotiate` picks among a view's renderers (its ``set_renderers``, else the
+    app's ``configured`` ones): what `APIRequest._classes` finds, found once per route."""
+    classes = _view_classes(view, method, "renderer_classes")
+    renderers = (_resolve(_as_tuple(classes), "set_renderers") if classes else
+                 _resolve(configured, "DEFAULT_RENDERERS"))
+    return _negotiate[accept, url_format, renderers]
+
+
 def _render(data: Any, status: int, headers: Any = None, fallback: bool = False,
             app: Any = None) -> Tuple[BaseRenderer, Any]:
     """Render data for the current request; ``fallback`` uses the first renderer on a 406."""
@@ -1054,8 +1122,12 @@ def _render(data: Any, status: int, headers: Any = None, fallback: bool = False,
             raise
         renderer = req._classes("renderer_classes", "DEFAULT_RENDERERS", "set_renderers", app)[0]
         media_type = _media_type(renderer.media_type)
-    body = renderer.render(data, media_type, status=_status_line(status),
-                           status_code=status, headers=headers)
+    if type(renderer) is JSONRenderer:  # its render(), without options it does not read
+        indent = media_type.params.get("indent")
+        body = _json_dumps(data, None if indent is None else _indent(indent), app)  # type: Any
+    else:
+        body = renderer.render(data, media_type, status=_status_line(status),
+                               status_code=status, headers=headers)
     if isinstance(body, str):
         try:
             body = body.encode(renderer.charset or "utf-8")
@@ -2771,13 +2843,13 @@ _SAFE_METHODS = frozenset(["GET", "HEAD", "OPTIONS", "TRACE"])
 
 def _split_result(rv: Any) -> Tuple[Any, Any, Any]:
     """A view's return value as (body, status, headers), as Flask reads tuples."""
-    if not isinstance(rv, tuple) or len(rv) not in (2, 3):
-        return rv, None, None
-    if len(rv) == 3:
-        return rv
-    if isinstance(rv[1], (dict, list, tuple)) or hasattr(rv[1], "to_wsgi_list"):
-        return rv[0], None, rv[1]
-    return rv[0], rv[1], None
+    size = len(rv) if isinstance(rv, tuple) else 0
+    if size == 2:
+        second = rv[1]
+        if isinstance(second, (dict, list, tuple)) or hasattr(second, "to_wsgi_list"):
+            return rv[0], None, second
+        return rv[0], second, None
+    return rv if size == 3 else (rv, None, None)
 
 
 class _HTTPError(APIException):
@@ -2813,7 +2885,7 @@ def _as_flask_finishes(response: Response, status: Any, headers: Any) -> Respons
     """A rendered response with a view's tuple's status and headers, as Flask's
     ``make_response`` puts them on one: a status text keeps its own reason phrase. (Handing
     the tuple back to Flask would cost a list with headers a tenth of its time.)"""
-    if isinstance(status, (str, bytes, bytearray)):
+    if status is not None and isinstance(status, (str, bytes, bytearray)):
         response.status = status  # type: ignore[assignment]
     if headers:
         if _REPLACES_HEADERS:

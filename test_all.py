@@ -1586,9 +1586,13 @@ class TestNegotiation:
     def test_accepted_renderer_is_readable_in_a_view_and_negotiated_once(self, app, client,
                                                                          monkeypatch):
         calls = []
-        select = flask_api._select_renderer
-        monkeypatch.setattr(flask_api, "_select_renderer",
-                            lambda *args: calls.append(1) or select(*args))
+        lookup = flask_api._route_negotiation
+
+        class Counted(dict):
+            def __getitem__(self, key):
+                calls.append(1)
+                return lookup[key]
+        monkeypatch.setattr(flask_api, "_route_negotiation", Counted())
 
         @app.route("/", methods=["PUT"])
         def view():
@@ -1629,7 +1633,8 @@ class TestNegotiation:
 
     def test_negotiation_caches_keep_no_long_text_and_no_more_than_their_size(self, app, client):
         _add_data_view(app)
-        caches = [flask_api._negotiate, flask_api._accepted, flask_api._query_value]
+        caches = [flask_api._negotiate, flask_api._accepted, flask_api._query_value,
+                  flask_api._route_negotiation]
         for cache in caches:
             cache.clear()
         long_accept = "application/json, " + ", ".join("x/y{}".format(n) for n in range(60))
@@ -1639,13 +1644,81 @@ class TestNegotiation:
         for n in range(2100):  # distinct short headers: at most maxsize kept at any time
             client.get("/data", headers={"Accept": "application/json, x/y{}".format(n)})
             assert len(flask_api._negotiate) <= 1024 and len(flask_api._accepted) <= 64
+            assert len(flask_api._route_negotiation) <= 1024
         assert client.get("/data", headers={"Accept": "application/json"}).status_code == 200
 
     def test_a_huge_content_type_is_a_415_not_a_cache_entry(self, app, client):
         _add_data_view(app)
+        flask_api._route_parser.clear()
         response = client.post("/data", data=b"{}",
                                content_type="application/json; x=" + "y" * 5000)
         assert response.status_code == 415 and "detail" in _json(response)
+        assert not flask_api._route_parser and not any(
+            len(key[0]) > 64 for key in flask_api._parser_for)
+
+    def test_content_types_a_route_parses_are_kept_short_and_no_more_than_256(self, app, client):
+        _add_data_view(app)
+        flask_api._route_parser.clear()
+        for n in range(600):  # a multipart boundary makes most headers unique
+            response = client.post("/data", data=b'{"n": 1}',
+                                   content_type="application/json; b={}".format(n) + "x" * n)
+            assert response.status_code == 200
+            assert len(flask_api._route_parser) <= 256
+        assert not any(len(key[0]) > 64 for key in flask_api._route_parser)
+
+    def test_renderers_changed_in_place_in_the_config_apply_to_the_next_request(self, app,
+                                                                                 client):
+        _add_data_view(app)
+        browser = {"Accept": BROWSER_ACCEPT}
+        assert client.get("/data", headers=browser).headers["Content-Type"] == HTML_TYPE
+        app.config["DEFAULT_RENDERERS"].remove(BrowsableAPIRenderer)
+        assert client.get("/data", headers=browser).headers["Content-Type"] == JSON_TYPE
+        app.config["DEFAULT_RENDERERS"].insert(0, "flask_api.HTMLRenderer")
+        assert client.get("/data", headers=browser).headers["Content-Type"] == HTML_TYPE
+        app.config["DEFAULT_RENDERERS"] = "flask_api.JSONRenderer"  # one, alone
+        assert client.get("/data", headers=browser).headers["Content-Type"] == JSON_TYPE
+
+    def test_parsers_changed_in_place_in_the_config_apply_to_the_next_request(self, app, client):
+        _add_data_view(app)
+        form = {"data": b"a=1", "content_type": "application/x-www-form-urlencoded"}
+        assert _json(client.post("/data", **form)) == {"data": {"a": "1"}}
+        app.config["DEFAULT_PARSERS"].remove(URLEncodedParser)
+        assert client.post("/data", **form).status_code == 415
+        app.config["DEFAULT_PARSERS"] = "flask_api.URLEncodedParser"  # one, alone
+        assert _json(client.post("/data", **form)) == {"data": {"a": "1"}}
+        assert client.post("/data", json={"a": 1}).status_code == 415
+
+    def test_classes_a_hook_sets_on_some_requests_apply_to_those_alone(self, app, client):
+        _add_data_view(app)
+
+        @app.before_request
+        def narrower_when_asked():
+            if "html" in flask.request.args:
+                flask.request.renderer_classes = [HTMLRenderer]
+            if "strict" in flask.request.args:
+                flask.request.parser_classes = [URLEncodedParser]
+
+        for _ in range(2):
+            assert client.get("/data?html").headers["Content-Type"] == HTML_TYPE
+            assert client.get("/data").headers["Content-Type"] == JSON_TYPE
+            assert client.post("/data?strict", json={"a": 1}).status_code == 415
+            assert _json(client.post("/data", json={"a": 1})) == {"data": {"a": 1}}
+
+    def test_a_view_replaced_by_the_app_negotiates_and_parses_with_its_own_classes(self, app,
+                                                                                    client):
+        _add_data_view(app)
+        assert client.get("/data", headers={"Accept": "text/html"}).headers[
+            "Content-Type"] == HTML_TYPE
+        assert client.post("/data", json={"a": 1}).status_code == 200
+
+        @set_parsers(URLEncodedParser)
+        @set_renderers(JSONRenderer)
+        def json_only():
+            return {"data": flask.request.data}
+
+        app.view_functions["data"] = json_only
+        assert client.get("/data", headers={"Accept": "text/html"}).status_code == 406
+        assert client.post("/data", json={"a": 1}).status_code == 415
 
     def test_distinct_long_headers_and_queries_grow_a_gunicorn_worker_by_under_20_mib(self,
                                                                                       tmp_path):
@@ -16001,8 +16074,9 @@ class TestDocs:
         assert unknown == []
 
     def test_changelogs_newest_release_is_the_modules_version(self):
-        newest = re.search(r"(?m)^## \[([^\]]+)\]", _read(os.path.join(_ROOT, "CHANGELOG.md")))
-        assert newest.group(1) == flask_api.__version__
+        headings = re.findall(r"(?m)^## \[([^\]]+)\]", _read(os.path.join(_ROOT, "CHANGELOG.md")))
+        releases = [name for name in headings if name != "Unreleased"]  # what is to come
+        assert headings.index(releases[0]) <= 1 and releases[0] == flask_api.__version__
 
     def test_every_image_the_documents_show_is_in_the_repository(self):
         missing = ["{}: {}".format(path, image) for path in _DOC_FILES
