@@ -3319,16 +3319,28 @@ class _BrowsableMiddleware(_Middleware):
         if environ.get("PATH_INFO", "").startswith(_ASSETS_PATH):  # the page's script, style
             return _send_asset(environ, start_response)  # before the app and its hooks
         if "format=" not in environ.get("QUERY_STRING", ""):  # cached: cheap for clients
-            negotiated = _negotiate[environ.get("HTTP_ACCEPT", ""), None, self.renderers]
+            negotiated = _page_for[environ.get("HTTP_ACCEPT", ""), self.renderers]
         else:
             try:
                 negotiated = _select_renderer(self.renderers, environ, self.app)
             except NotAcceptable:  # the app's responses stand, as they would without us
                 negotiated = None
-        if negotiated is None or not isinstance(negotiated[0], BrowsableAPIRenderer):
+            if negotiated is not None and not isinstance(negotiated[0], BrowsableAPIRenderer):
+                negotiated = None
+        if negotiated is None:
             return self.wsgi_app(environ, start_response)  # an API client: nothing to do
         environ[_PAGE_KEY] = negotiated
         return super().__call__(environ, start_response)
+
+
+@_bounded_cache(1024, _CACHED_ACCEPT)  # as _negotiate's
+def _page_for(accept: str, renderers: Tuple[Any, ...]) -> Optional[Tuple[Any, MediaType]]:
+    """`_negotiate`'s answer for an Accept if it is the page, else None: what BrowsableAPI's
+    middleware asks of every request, in one lookup."""
+    negotiated = _negotiate[accept, None, renderers]
+    if negotiated is not None and isinstance(negotiated[0], BrowsableAPIRenderer):
+        return negotiated
+    return None
 
 
 # ---------------------------------------------------------------------------

@@ -7141,6 +7141,21 @@ class TestAnyFlaskApp:
         assert forced == _exchange(without, "GET", "/things/1?format=json", BROWSER_ACCEPT)
         assert forced[2].startswith(b"{")
 
+    def test_its_negotiation_keeps_no_long_accept_and_no_more_than_1024(self):
+        app = flask.Flask(__name__)
+        app.add_url_rule("/", "data", lambda: flask.jsonify(a=1))
+        BrowsableAPI(app)
+        client = app.test_client()
+        flask_api._page_for.clear()
+        long_accept = "text/html, " + ", ".join("x/y{}".format(n) for n in range(60))
+        assert client.get("/", headers={"Accept": long_accept}).mimetype == "text/html"
+        for n in range(2100):  # distinct short headers: at most 1,024 kept at any time
+            accept = "application/json, x/y{}".format(n)
+            assert client.get("/", headers={"Accept": accept}).mimetype == "application/json"
+            assert len(flask_api._page_for) <= 1024
+        assert not any(len(key[0]) > 256 for key in flask_api._page_for)
+        assert client.get("/", headers={"Accept": BROWSER_ACCEPT}).mimetype == "text/html"
+
     @pytest.mark.parametrize("path", ["/file.json", "/stream", "/html", "/text", "/not-json",
                                       "/nowhere"])
     def test_browsers_get_files_streams_html_and_unparsable_json_untouched(self, path):
