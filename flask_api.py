@@ -333,8 +333,9 @@ class Throttled(APIException):
 # Media types and content negotiation
 # ---------------------------------------------------------------------------
 # Public: MediaType. Called from outside this section through: _select_renderer (APIRequest,
-# FlaskAPI, BrowsableAPI), _select_parser (APIRequest), _negotiate (BrowsableAPI's middleware,
-# the plain forms), _media_type, and _accepted and _unimplemented (the base classes, 3.x).
+# FlaskAPI, BrowsableAPI), _select_parser (APIRequest), _url_format and _parser_for (APIRequest's
+# route caches), _negotiate (those, BrowsableAPI's middleware, the plain forms), _media_type,
+# and _accepted and _unimplemented (the base classes, 3.x).
 
 class MediaType:
     """A parsed media type such as ``application/json; indent=4``."""
@@ -416,7 +417,7 @@ class _BoundedCache(dict):
     ``text`` is what a client sent: longer than ``longest``, it is worked out afresh each time
     and never kept, so the cache is bounded in bytes (``maxsize`` keys of at most ``longest``
     characters; the caller bounds the rest), not only in entries. Full, it starts again.
-    A hit is a plain dict lookup, cheaper than a call: the hot path makes three a request."""
+    A hit is a plain dict lookup, cheaper than a call: a JSON request makes one or two."""
 
     def __init__(self, function: Any, maxsize: int, longest: int) -> None:
         super().__init__()
