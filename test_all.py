@@ -12341,6 +12341,22 @@ class TestPageTemplate:
         assert tests_build.startswith(flask_api._PAGE_SCRIPT[1:-len(page.SCRIPT_CLOSE)])
         assert "function handOver()" in tests_build
 
+    def test_page_script_writes_counts_and_times_of_day_as_intl_does(self, script_parts):
+        # its own grouped() and timeOfDay(), as a tab's first Intl object costs a first visit
+        # 20 ms (ICU starting): each the same text as Intl's, so the page reads the same
+        numbers = [0, 1, 12, 999, 1000, 12345, 999999, 1000000, 104857600, 2 ** 53, -1, -1234]
+        times = [0, 86399999, 1700000000000, 1700000000000 + 13 * 3600000 + 5 * 60000 + 9000]
+        counts, clocks = _js(script_parts, """([numbers, times]) => [
+            numbers.map((n) => [parts.grouped(n), new Intl.NumberFormat("en").format(n)]),
+            times.map((at) => [parts.timeOfDay(at), new Intl.DateTimeFormat("en-GB",
+              {hour: "2-digit", minute: "2-digit", second: "2-digit"}).format(at)])]""",
+                             [numbers, times])
+        assert [mine for mine, intl in counts] == [intl for mine, intl in counts] == [
+            "0", "1", "12", "999", "1,000", "12,345", "999,999", "1,000,000", "104,857,600",
+            "9,007,199,254,740,992", "-1", "-1,234"]
+        assert [mine for mine, intl in clocks] == [intl for mine, intl in clocks]
+        assert all(re.fullmatch(r"[0-2][0-9]:[0-5][0-9]:[0-5][0-9]", mine) for mine, _ in clocks)
+
 
 # ---------------------------------------------------------------------------
 # The page template: Request headers

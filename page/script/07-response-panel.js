@@ -49,7 +49,7 @@ async function showStreamPage(response, focusOn) {
 
 // A request's time to first byte, time in all and body size (if known): the timing line.
 function timingText(times) {
-  const ms = (from, to) => NUMBERS.format(Math.round(to - from)) + " ms";
+  const ms = (from, to) => grouped(Math.round(to - from)) + " ms";
   return "first byte in " + ms(times.started, times.firstByte) + " \u00b7 " +
     ms(times.started, times.end) + " in all" +
     (times.bytes === undefined ? "" : " \u00b7 " + counted(times.bytes, "byte"));

@@ -202,7 +202,7 @@ function treeTools(tree, model) {
     }}, ["Fold all"]),
     el("button", {type: "button", onclick: () => {
       status.textContent = showTree(tree, model, MOST_LINES) ? "" : "Unfolded the first " +
-        NUMBERS.format(MOST_LINES) + " lines; unfold the rest one by one, or filter.";
+        grouped(MOST_LINES) + " lines; unfold the rest one by one, or filter.";
     }}, ["Unfold all"]), copy, filter, status]);
 }
 
@@ -243,7 +243,7 @@ function filterTree(tree, model, text) {
   }
   const count = found.hits.size;
   if (!count) return "Nothing matches.";
-  return count >= MOST_MATCHES ? "The first " + NUMBERS.format(count) + " matches." :
+  return count >= MOST_MATCHES ? "The first " + grouped(count) + " matches." :
     counted(count, "match", "matches") + ".";
 }
 

@@ -231,7 +231,7 @@ function schemaField(name, node, required, value, context) {
 function fieldId(ids) {
   if ((ids.count += 1) > ids.most) {
     throw Object.assign(new RangeError("too many fields"), {why: "The request body's schema has " +
-      "more than " + NUMBERS.format(ids.most) + " fields, so this form is built from the data."});
+      "more than " + grouped(ids.most) + " fields, so this form is built from the data."});
   }
   return "api-schema-" + ids.count;
 }
@@ -392,7 +392,7 @@ function schemaHint(k, kind, required) {
   }
   if (kind === "any") rules.push("Any JSON value; other text is sent as a string");
   if (kind === "choice" && k.enum?.items?.length > MOST_CHOICES) {
-    rules.push("One of " + NUMBERS.format(k.enum.items.length) + " values, typed as shown" +
+    rules.push("One of " + grouped(k.enum.items.length) + " values, typed as shown" +
       " (a string as it is, another value as its JSON)");
   }
   if (k.pattern?.type === "string") rules.push((rules.length ? "m" : "M") + "atching " +

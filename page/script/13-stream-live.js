@@ -140,8 +140,8 @@ function resumeHow(stream) {
   if (storedCredentials() && !stream.stored) {
     how += " This page came without your stored headers and sign-in, and so does Resume.";
   }
-  return how + " The last " + NUMBERS.format(MOST_ITEMS) + " items (" +
-    NUMBERS.format(KEPT_TEXT) + " characters at the most) stay on screen; the filter and " +
+  return how + " The last " + grouped(MOST_ITEMS) + " items (" +
+    grouped(KEPT_TEXT) + " characters at the most) stay on screen; the filter and " +
     "Copy take those shown.";
 }
 
@@ -398,14 +398,14 @@ function filterItems(stream, text) {
     count += record.node.hidden ? 0 : 1;
   }
   if (!stream.query) return "";
-  return NUMBERS.format(count) + " of the " + NUMBERS.format(stream.shown.length) +
+  return grouped(count) + " of the " + grouped(stream.shown.length) +
     " items shown match.";
 }
 
 // The stream's line: how it stands, items counted and let go, then its timing line.
 function drawLine(stream) {
   const items = counted(stream.count, "item") +
-    (stream.dropped ? " (" + NUMBERS.format(stream.dropped) + " let go)" : "");
+    (stream.dropped ? " (" + grouped(stream.dropped) + " let go)" : "");
   const times = stream.started === undefined ? "" : " \u00b7 HTTP " + stream.status + " \u00b7 " +
     timingText({...stream, end: stream.end || performance.now()});
   stream.line.textContent = stream.phase + " " + items + times;

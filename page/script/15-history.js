@@ -11,8 +11,13 @@ const HISTORY_BODY = 64 * 1024;  // bytes of a body kept at the most; a longer o
 const HISTORY_BYTES = 1024 * 1024;  // bytes the whole history takes at the most, as stored
 const HISTORY_BIG = 4 * 1024 * 1024;  // bytes of a body kept compressed at the most
 const BODY_KEY = "flask-api-history-body-";  // a big body's own key: this, then its entry's name
-const CLOCK = new Intl.DateTimeFormat("en-GB", {hour: "2-digit", minute: "2-digit",
-  second: "2-digit"});  // 14:05:09, the time an entry was answered
+
+// The time of day an entry was answered, 14:05:09, as Intl.DateTimeFormat("en-GB") writes it
+// (not Intl itself: see grouped()).
+function timeOfDay(at) {
+  const time = new Date(at), two = (n) => String(n).padStart(2, "0");
+  return [time.getHours(), time.getMinutes(), time.getSeconds()].map(two).join(":");
+}
 
 // The bytes a text takes in UTF-8, as a server counts them.
 function utf8Length(text) {
@@ -208,14 +213,14 @@ function rememberLoad(times) {
 function entryLine(entry) {
   const url = new URL(entry.url);
   return [entry.method + " " + url.pathname + url.search, entry.status ? "HTTP " +
-    entry.status : "", CLOCK.format(entry.at), entry.stream ? "a stream" : entry.bytes === null ?
-    "" : counted(entry.bytes, "byte"), entry.ms === null ? "" : NUMBERS.format(entry.ms) + " ms"]
+    entry.status : "", timeOfDay(entry.at), entry.stream ? "a stream" : entry.bytes === null ?
+    "" : counted(entry.bytes, "byte"), entry.ms === null ? "" : grouped(entry.ms) + " ms"]
     .filter(Boolean).join(" \u00b7 ");
 }
 
 // The entry's name, for its controls: "GET /1/ at 14:05:09".
 function entryName(entry) {
-  return entry.method + " " + new URL(entry.url).pathname + " at " + CLOCK.format(entry.at);
+  return entry.method + " " + new URL(entry.url).pathname + " at " + timeOfDay(entry.at);
 }
 
 // The history panel: its count; opened, its entries (built when opened), and what it said.

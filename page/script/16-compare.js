@@ -153,7 +153,7 @@ function bodyDifferences(before, after) {
   }
   const {changes, same} = diffJSON(one, other);
   const counts = ["added", "removed", "changed"].map((kind) =>
-    NUMBERS.format(changes.filter((change) => change.kind === kind).length) + " " + kind);
+    grouped(changes.filter((change) => change.kind === kind).length) + " " + kind);
   const parts = [el("p", {class: "diff-summary"}, ["Data: " + counts.join(", ") + "; " +
     counted(same, "value") + " the same, folded."])];
   if (changes.length) {

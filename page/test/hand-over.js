@@ -11,7 +11,7 @@ function handOver() {
     randomToken, pkceChallenge, authorizationURL, authorizationAnswer, withoutAnswer,
     answerProblem, mergedScopes, boundedHistory, historyEntry, codeHeaders, httpieCommand,
     pythonCode, fetchCode, leftOutPaths, leaveOut, pythonLiteral, pytestTest, diffJSON, pointer,
-    diffHeaders, bodyDifferences, packed, unpacked};
+    diffHeaders, bodyDifferences, packed, unpacked, grouped, timeOfDay};
   document.dispatchEvent(new CustomEvent("flask-api:script", {detail: Object.freeze(parts)}));
 }
 
