@@ -630,33 +630,75 @@ TRANSFERRED = """() => ({html: performance.getEntriesByType("navigation")[0].tra
   files: performance.getEntriesByType("resource").reduce((sum, entry) =>
     sum + entry.transferSize, 0)})"""
 
+# Where a first visit's time goes: the HTML's last byte, each file's request and last byte
+# (Resource Timing: the script's, the style's), DOMContentLoaded, and the last tool built.
+VISIT_TIMES = """() => {
+  const times = {}, navigation = performance.getEntriesByType("navigation")[0];
+  times.html = navigation.responseEnd;
+  for (const entry of performance.getEntriesByType("resource")) {
+    const kind = entry.name.endsWith(".js") ? "script" : entry.name.endsWith(".css") ? "style" : "";
+    if (kind) Object.assign(times, {[kind + " asked"]: entry.startTime,
+      [kind + " sent"]: entry.requestStart, [kind + " in"]: entry.responseEnd});
+  }
+  times["DOMContentLoaded"] = navigation.domContentLoadedEventStart;
+  times.interactive = window.__ready;
+  return times;
+}"""
 
-def page_weight(visits: int = 5) -> Optional[Dict[str, float]]:
+# The networks a first visit is timed on: this machine's loopback, and two that Chromium
+# emulates (DevTools' Network.emulateNetworkConditions): round trip in ms, Mbit/s each way.
+NETWORKS = (("loopback", None), ("20 ms, 20 Mbit/s", (20, 20)), ("40 ms, 10 Mbit/s", (40, 10)))
+
+
+def _first_visit(chromium: Any, base: str, network: Optional[Tuple[int, int]]) -> Tuple[
+        Dict[str, float], Dict[str, float], Dict[str, float]]:
+    """One first visit to the notes list in a fresh context (an empty cache) on ``network``,
+    then the next page (a note): the bytes of each, and the visit's times."""
+    context = chromium.new_context()
+    try:
+        tab = context.new_page()
+        if network is not None:
+            devtools = context.new_cdp_session(tab)
+            devtools.send("Network.enable")
+            rtt, mbit = network
+            devtools.send("Network.emulateNetworkConditions", {
+                "offline": False, "latency": rtt, "downloadThroughput": mbit * 1e6 / 8,
+                "uploadThroughput": mbit * 1e6 / 8})
+        tab.add_init_script(READY_WATCH)
+        tab.goto(base + "/")
+        tab.wait_for_function("window.__ready !== undefined")
+        first, times = tab.evaluate(TRANSFERRED), tab.evaluate(VISIT_TIMES)
+        tab.goto(base + "/1/")
+        tab.wait_for_function("window.__ready !== undefined")
+        return first, tab.evaluate(TRANSFERRED), times
+    finally:
+        context.close()
+
+
+def page_weight(visits: int = 5) -> Optional[Dict[str, Any]]:
     """The notes list in Chromium (notes_app): the bytes a first visit moves (its HTML, and
     the files the browser accepts gzipped), those of the next page (a note, its files kept),
-    and a first visit's time to interactive, from navigation to the script's last tool built:
-    the median of ``visits`` fresh browser contexts, each with an empty cache. The notes app
-    runs under gunicorn, a process of its own as a user's server is, so that the browser's
-    requests do not wait on this one's. None without Chromium."""
+    and a first visit's times to interactive, from navigation to the script's last tool
+    built, on each of NETWORKS: the medians of ``visits`` fresh browser contexts each, each
+    with an empty cache, the networks taken in turn so that a busy spell falls on all. The
+    notes app runs under gunicorn, a process of its own as a user's server is, so that the
+    browser's requests do not wait on this one's. None without Chromium."""
     with chromium_browser() as chromium:
         if chromium is None:
             return None
         server, port = _serve(1, 4, dict(os.environ))
         base = "http://127.0.0.1:{}".format(port)
-        firsts, nexts, ready = [], [], []
+        firsts, nexts = [], []  # type: List[Dict[str, float]], List[Dict[str, float]]
+        times = {name: [] for name, _ in NETWORKS}  # type: Dict[str, List[Dict[str, float]]]
         try:
+            _first_visit(chromium, base, None)  # the server's and browser's first: not counted
             for _ in range(visits):
-                context = chromium.new_context()
-                tab = context.new_page()
-                tab.add_init_script(READY_WATCH)
-                tab.goto(base + "/")
-                tab.wait_for_function("window.__ready !== undefined")
-                firsts.append(tab.evaluate(TRANSFERRED))
-                ready.append(tab.evaluate("window.__ready"))
-                tab.goto(base + "/1/")
-                tab.wait_for_function("window.__ready !== undefined")
-                nexts.append(tab.evaluate(TRANSFERRED))
-                context.close()
+                for name, network in NETWORKS:
+                    first, following, visit = _first_visit(chromium, base, network)
+                    if network is None:
+                        firsts.append(first)
+                        nexts.append(following)
+                    times[name].append(visit)
         finally:  # a tab that failed leaves no server behind
             server.terminate()
             server.wait()
@@ -664,20 +706,35 @@ def page_weight(visits: int = 5) -> Optional[Dict[str, float]]:
             "first": statistics.median(first["html"] + first["files"] for first in firsts),
             "next": statistics.median(one["html"] + one["files"] for one in nexts),
             "next files": max(one["files"] for one in nexts),
-            "interactive": statistics.median(ready)}
+            "times": {name: {key: statistics.median(visit[key] for visit in found)
+                             for key in found[0]} for name, found in times.items()},
+            "visits": visits, "load": os.getloadavg()}
 
 
-def page_weight_table(result: Optional[Dict[str, float]]) -> str:
+def page_weight_table(result: Optional[Dict[str, Any]]) -> str:
     if result is None:
         return "The page's weight: skipped, no Chromium (playwright and chromium)."
-    return "\n".join([
+    lines = [
         "| the notes list in Chromium | bytes over the wire | budget |", "|---|---|---|",
         "| its HTML, each navigation | {:,.0f} | 12 KB |".format(result["html"]),
         "| a first visit: HTML, script and style | {:,.0f} | 60 KB |".format(result["first"]),
         "| the next page (a note) | {:,.0f}, its files {:,.0f} | files 0 |".format(
             result["next"], result["next files"]),
-        "| a first visit's time to interactive (median) | {:.0f} ms | |".format(
-            result["interactive"])])
+        "", "| a first visit, ms from navigation (median of {}) | {} |".format(
+            result["visits"], " | ".join(name for name, _ in NETWORKS)),
+        "|---|" + "---:|" * len(NETWORKS)]
+    times = result["times"]
+    for key in times[NETWORKS[0][0]]:
+        lines.append("| {} | {} |".format(key, " | ".join(
+            "{:.0f}".format(times[name][key]) if key in times[name] else "-"
+            for name, _ in NETWORKS)))
+    lines.append("")
+    lines.append("Load average while measured (1, 5, 15 min): {:.2f}, {:.2f}, {:.2f}.".format(
+        *result["load"]))
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
 # The page's comparison of two answers: 20,000 items a side, in Chromium
 # ---------------------------------------------------------------------------
 
@@ -1381,7 +1438,7 @@ def main(argv: Optional[List[str]] = None) -> None:
         print(stream_page_table(stream_page()))
         return None
     if args.page_weight:
-        print(page_weight_table(page_weight()))
+        print(page_weight_table(page_weight(9)))
         return None
     if args.compare:
         print(compare_table(compare_page()))
