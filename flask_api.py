@@ -9154,7 +9154,7 @@ function enhance(fetched) {
   if (!document.documentElement.classList.contains("refetch")) streamLive(fetched);
 }
 
-// Once the page is parsed (a stream's: up to its items): the tools, then this page again with
+// Once the page is whole (see pageIsWhole): the tools, then this page again with
 // the headers, or the offer. The stream that came without the headers is not read then.
 function loaded() {
   if (state.parsed) return;
@@ -9171,11 +9171,22 @@ function loaded() {
   else if (storedCredentials()) offerRefetch();
 }
 
-// A stream's page is whole once its items begin, long before DOMContentLoaded (which waits
-// for the stream's end): its tools start then.
-function watchForItems() {
+// Whether the page is whole before DOMContentLoaded. A stream's is once its items begin (the
+// event waits for the stream's end). Any other's is once the end of its content (the
+// history's place) is parsed and its last byte in: the event comes a task later, and the
+// browser may draw the page without its tools in between, 10 to 20 ms of a first visit
+// before they are there. (A template's content without that place waits for the event.)
+function pageIsWhole() {
+  if (document.getElementById("api-items-list")) return true;
+  return Boolean(document.getElementById("api-history")) &&
+    !document.querySelector("pre.response[data-stream]") &&
+    performance.getEntriesByType("navigation")[0]?.responseEnd > 0;
+}
+
+// Start the tools as soon as the page is whole (see pageIsWhole).
+function watchForWhole() {
   const watch = new MutationObserver(() => {
-    if (!document.getElementById("api-items-list")) return;
+    if (!pageIsWhole()) return;
     watch.disconnect();
     loaded();
   });
@@ -9194,7 +9205,7 @@ function start() {
     history.state?.fromSignin)) document.documentElement.classList.add("refetch");
   else if (storedCredentials()) history.replaceState({fromElsewhere: true}, "");  // for Back
   document.addEventListener("DOMContentLoaded", loaded);
-  watchForItems();
+  watchForWhole();
   document.addEventListener("click", followLink);
   document.addEventListener("submit", submitForm);
   document.addEventListener("copy", copyTree);

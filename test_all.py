@@ -4142,6 +4142,21 @@ class TestPageResponses:
             assert list(self._transferred(tab)["files"].values()) == [0, 0]
             assert [path for path in paths if "/_flask_api/" in path] == []  # not even asked
 
+    def test_browser_tools_are_built_once_the_page_is_whole_before_domcontentloaded(
+            self, chromium, live_site):
+        # as its content's end (the history's place) is parsed, its last byte in: not a task
+        # later at DOMContentLoaded, before which the browser may draw it without them (#44)
+        site = live_site.serve(notes_app.create_app())
+        with _open_tab(chromium, site) as tab:
+            tab.add_init_script("document.addEventListener('DOMContentLoaded', () => {"
+                                " window.__built = document.querySelectorAll("
+                                "'#api-curl button, .tree').length; });")
+            tab.goto("/")
+            _expect(tab.locator(".tree")).to_be_visible()
+            assert tab.evaluate("window.__built") >= 2  # there as the event came
+            _expect(tab.locator(".timing")).to_contain_text(re.compile(
+                r"^first byte in \d+ ms · \d+ ms in all · "))  # its last byte was in
+
     def test_browser_a_link_followed_with_headers_fetches_the_page_and_not_its_files(
             self, chromium, live_site):
         site, paths = self._counting(live_site, notes_app.create_app())
