@@ -4146,13 +4146,27 @@ class TestPageResponses:
             self, chromium, live_site):
         # as its content's end (the history's place) is parsed, its last byte in: not a task
         # later at DOMContentLoaded, before which the browser may draw it without them (#44)
+        # Whether a load's last byte is in before its history's place is parsed is Chromium's
+        # race (under load, the parser may run first, and the page waits for the event): the
+        # init script's observer, which runs before the page's, sees what the page's saw.
         site = live_site.serve(notes_app.create_app())
         with _open_tab(chromium, site) as tab:
-            tab.add_init_script("document.addEventListener('DOMContentLoaded', () => {"
-                                " window.__built = document.querySelectorAll("
-                                "'#api-curl button, .tree').length; });")
-            tab.goto("/")
-            _expect(tab.locator(".tree")).to_be_visible()
+            tab.add_init_script("""
+              new MutationObserver((changes, watch) => {
+                if (!document.getElementById("api-history")) return;
+                window.__whole = performance.getEntriesByType("navigation")[0]?.responseEnd > 0;
+                watch.disconnect();
+              }).observe(document, {childList: true, subtree: true});
+              document.addEventListener("DOMContentLoaded", () => {
+                window.__built = document.querySelectorAll("#api-curl button, .tree").length;
+              });""")
+            for _ in range(10):  # until a load whose last byte came first
+                tab.goto("/")
+                _expect(tab.locator(".tree")).to_be_visible()
+                if tab.evaluate("window.__whole"):
+                    break
+            else:
+                pytest.skip("no load of 10 had its last byte in before its end was parsed")
             assert tab.evaluate("window.__built") >= 2  # there as the event came
             _expect(tab.locator(".timing")).to_contain_text(re.compile(
                 r"^first byte in \d+ ms · \d+ ms in all · "))  # its last byte was in
