@@ -931,14 +931,13 @@ class APIRequest(Request):
         """
         app = app or _current_app._get_current_object()
         classes = getattr(self, attribute)
-        if not classes:
-            rule = self.url_rule  # None before routing, and for an unknown route
-            view = app.view_functions.get(rule.endpoint) if rule is not None else None
-            classes = _view_classes(view, self.method, attribute)
         if classes:
             return _resolve(_as_tuple(classes), decorator)
-        classes = app.config[setting]
-        return _resolve(tuple(classes) if type(classes) is not str else (classes,), setting)
+        rule = self.url_rule  # None before routing, and for an unknown route
+        view = app.view_functions.get(rule.endpoint) if rule is not None else None
+        configured = app.config[setting]
+        return _route_classes(view, self.method, attribute, decorator, tuple(configured)
+                              if type(configured) is not str else (configured,), setting)
 
     @property
     def parsers(self) -> Tuple[BaseParser, ...]:
@@ -1094,9 +1093,8 @@ def _route_parser(content_type: str, view: Any, method: str, configured: Tuple[A
     app's ``configured`` ones) for a Content-Type, found once per route; None for an error."""
     if len(content_type) > _LONGEST_HEADER:
         return None
-    classes = _view_classes(view, method, "parser_classes")
-    parsers = (_resolve(_as_tuple(classes), "set_parsers") if classes else
-               _resolve(configured, "DEFAULT_PARSERS"))
+    parsers = _route_classes(view, method, "parser_classes", "set_parsers", configured,
+                             "DEFAULT_PARSERS")
     found = _parser_for[content_type, parsers]
     return found if found[0] is not None else None
 
@@ -1106,10 +1104,17 @@ def _route_negotiation(accept: str, url_format: Optional[str], view: Any, method
                        configured: Tuple[Any, ...]) -> Optional[Tuple[BaseRenderer, MediaType]]:
     """What `_negotiate` picks among a view's renderers (its ``set_renderers``, else the
     app's ``configured`` ones): what `APIRequest._classes` finds, found once per route."""
-    classes = _view_classes(view, method, "renderer_classes")
-    renderers = (_resolve(_as_tuple(classes), "set_renderers") if classes else
-                 _resolve(configured, "DEFAULT_RENDERERS"))
+    renderers = _route_classes(view, method, "renderer_classes", "set_renderers", configured,
+                               "DEFAULT_RENDERERS")
     return _negotiate[accept, url_format, renderers]
+
+
+def _route_classes(view: Any, method: str, attribute: str, decorator: str,
+                   configured: Tuple[Any, ...], setting: str) -> Tuple[Any, ...]:
+    """A route's parsers or renderers, as instances: what its view's (or method's)
+    ``decorator`` set, else the app's ``configured`` ones, from ``setting``."""
+    classes = _view_classes(view, method, attribute)
+    return _resolve(_as_tuple(classes), decorator) if classes else _resolve(configured, setting)
 
 
 def _render(data: Any, status: int, headers: Any = None, fallback: bool = False,
@@ -3323,10 +3328,8 @@ class _BrowsableMiddleware(_Middleware):
             negotiated = _page_for[environ.get("HTTP_ACCEPT", ""), self.renderers]
         else:
             try:
-                negotiated = _select_renderer(self.renderers, environ, self.app)
+                negotiated = _the_page(_select_renderer(self.renderers, environ, self.app))
             except NotAcceptable:  # the app's responses stand, as they would without us
-                negotiated = None
-            if negotiated is not None and not isinstance(negotiated[0], BrowsableAPIRenderer):
                 negotiated = None
         if negotiated is None:
             return self.wsgi_app(environ, start_response)  # an API client: nothing to do
@@ -3338,7 +3341,11 @@ class _BrowsableMiddleware(_Middleware):
 def _page_for(accept: str, renderers: Tuple[Any, ...]) -> Optional[Tuple[Any, MediaType]]:
     """`_negotiate`'s answer for an Accept if it is the page, else None: what BrowsableAPI's
     middleware asks of every request, in one lookup."""
-    negotiated = _negotiate[accept, None, renderers]
+    return _the_page(_negotiate[accept, None, renderers])
+
+
+def _the_page(negotiated: Optional[Tuple[Any, MediaType]]) -> Optional[Tuple[Any, MediaType]]:
+    """A negotiation's (renderer, media type) if it is the page, else None."""
     if negotiated is not None and isinstance(negotiated[0], BrowsableAPIRenderer):
         return negotiated
     return None
