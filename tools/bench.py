@@ -1326,7 +1326,7 @@ def table(results: List[Result]) -> str:
         scenario = result.scenario
         ratio = statistics.median(result.times) / statistics.median(result.base_times)
         base = "bare Flask" if scenario.base == "flask" else "FlaskAPI JSON list"
-        verdict = "ok" if ratio <= scenario.target else "over"
+        verdict = _verdict(ratio, scenario.target)
         if _noisy(result.times) or _noisy(result.base_times):
             verdict += " (noisy: rerun)"
         lines.append("| {} | {} | {} | {} | {:.2f}x | {:.2f}x | {} |".format(
@@ -1345,8 +1345,12 @@ def bytecode_table(results: List[Result]) -> str:
         ratio = result.bytecodes / result.base_bytecodes
         lines.append("| {} | {:.0f} | {:.0f} | {:.3f}x | {:.2f}x | {} |".format(
             result.scenario.name, result.bytecodes, result.base_bytecodes, ratio,
-            result.scenario.target, "ok" if ratio <= result.scenario.target else "over"))
+            result.scenario.target, _verdict(ratio, result.scenario.target)))
     return "\n".join(lines)
+
+
+def _verdict(ratio: float, target: float) -> str:
+    return "ok" if ratio <= target else "over"
 
 
 def _noisy(times: List[float]) -> bool:
